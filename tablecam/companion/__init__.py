@@ -1,0 +1,1 @@
+"""The app: camera sources, frame loop, trackers, web page, persistence, settings, CLI."""

@@ -1,0 +1,1 @@
+"""Renders table scenes of any game state through a camera model, with ground truth."""

@@ -1,0 +1,1 @@
+"""Frame -> Observation for each game (ARCHITECTURE.md). Knows the pieces, not the rules."""

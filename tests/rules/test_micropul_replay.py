@@ -233,3 +233,16 @@ def test_random_games_replay_to_the_engines_scores(seed, angle, x, y, noise):
     assert last["scores"] == {p.stone_colour: s for p, s in zip(final.players, scores(final))}
     tiles_played = sum(isinstance(s.last.action, PlayTile) for s in states[1:])
     assert sum(e["event"] == "placement" for e in events) == tiles_played
+
+
+def test_players_can_confirm_a_reading_that_no_single_move_explains():
+    replay, states = started(upto=6)
+    state = states[5]
+    cell = next(c for c, p in state.board.cells.items() if p.face.rotated(90) != p.face)
+    turned = state.board.with_tile(cell, Placed(state.board.cells[cell].face.rotated(90)))
+    seen = obs(turned, state.stones, 70)
+    assert replay.feed(seen)[0]["event"] == "unexplained"
+    assert replay.accept(seen) == [{"frame_id": 70, "event": "accepted", "tiles": len(turned),
+                                    "stones": len(state.stones)}]
+    assert replay.board.cells[cell].face == turned.cells[cell].face
+    assert replay.feed(seen) == []  # the table now agrees with the board

@@ -68,6 +68,24 @@ class Replay:
             return self._setup(view)
         return self._compare(frame_id, view)
 
+    def accept(self, line: dict) -> list[dict]:
+        """The players confirm that this observation is right: it becomes the board as it is.
+
+        For a reading no single move explains (the companion asks the players with one tap).
+        No rule is checked: the players vouch for the table.
+        """
+        frame_id, tiles, stones, tile_mm = _parse_observation(line)
+        if any(face is None for _, face in tiles):
+            raise ValueError("a tile that could not be read cannot be confirmed")
+        view = self._view(tiles, stones, tile_mm)
+        self.board = Board({c: _placed(f) for c, f in view.tiles.items()})  # type: ignore[arg-type]
+        self.stones = view.stones
+        self.illegal_tiles, self.illegal_stones = {}, ()
+        self.started = bool(view.tiles)
+        self.last_unexplained = None
+        return [{"frame_id": frame_id, "event": "accepted", "tiles": len(view.tiles),
+                 "stones": len(view.stones)}]
+
     def finish(self) -> list[dict]:
         points = self._group_points()
         final: dict = {"event": "final", "group_points": points, "core_left": self.core}

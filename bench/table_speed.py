@@ -1,0 +1,128 @@
+"""How long the per-frame table step takes at 2028x1520 (the HQ camera's binned mode).
+
+    .venv/bin/python bench/table_speed.py [--frames 60] [--px-per-mm 2] [--threads N]
+
+Frames come from the simulator (a tilted camera with a real lens, nuisances on) when it is
+available, else from a plain synthetic table. Prints ms per frame, median and p95, for:
+the first lock (search of the whole frame), a locked frame (search near the markers only),
+the top-down warp (one cached remap), the white balance, and the whole per-frame step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.geometry import TableGeometry
+from tablecam.calibration.lens import CameraProfile
+from tablecam.calibration.light import white_reference
+from tablecam.calibration.table import find_table
+from tablecam.calibration.topdown import rectify_maps
+from tablecam.calibration.tracker import TableTracker
+
+RESOLUTION = (2028, 1520)
+
+
+def simulator_frames(count: int) -> tuple[list[np.ndarray], CameraProfile, str]:
+    from tablecam.simulator import CameraModel, Nuisances, random_state, render
+
+    rng = np.random.default_rng(11)
+    camera = CameraModel.random(rng, resolution=RESOLUTION)
+    nuisances = Nuisances.random(rng)
+    state = random_state("micropul", rng)
+    frames = [render(state, camera, nuisances, seed=s).image for s in range(count)]
+    profile = CameraProfile(tuple(tuple(r) for r in camera.K.tolist()), tuple(camera.dist), RESOLUTION, 0.0)
+    return frames, profile, (f"simulator: micropul, tilt {camera.tilt_deg:.0f} deg, "
+                             f"height {camera.height_mm:.0f} mm, nuisances on")
+
+
+def synthetic_frames(count: int) -> tuple[list[np.ndarray], None, str]:
+    from tablecam.calibration.marker_sheet import marker_image
+
+    g = TableGeometry()
+    ppm = 2.0
+    table = np.full((int(700 * ppm), int(1000 * ppm), 3), (70, 110, 150), np.uint8)
+    for m in range(4):
+        cx, cy = g.marker_centre(m)
+        side = int(g.marker_mm * ppm)
+        x0, y0 = int((cx + 100 - 25) * ppm), int((cy + 100 - 25) * ppm)
+        table[y0:y0 + int(50 * ppm), x0:x0 + int(50 * ppm)] = 255
+        x0, y0 = int((cx + 100 - 20) * ppm), int((cy + 100 - 20) * ppm)
+        table[y0:y0 + side, x0:x0 + side] = marker_image(m, side)[..., None]
+    src = np.float32([[0, 0], [table.shape[1], 0], [table.shape[1], table.shape[0]], [0, table.shape[0]]])
+    dst = np.float32([[60, 90], [1960, 40], [2000, 1480], [20, 1430]])
+    warped = cv2.warpPerspective(table, cv2.getPerspectiveTransform(src, dst), RESOLUTION)
+    rng = np.random.default_rng(0)
+    frames = [np.clip(warped + rng.normal(0, 3, warped.shape), 0, 255).astype(np.uint8) for _ in range(count)]
+    return frames, None, "synthetic: flat table warped by a homography, noise"
+
+
+def summary(name: str, samples: list[float]) -> str:
+    ms = sorted(1000 * s for s in samples)
+    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    return f"{name:<44} median {statistics.median(ms):7.2f} ms   p95 {p95:7.2f} ms   (n={len(ms)})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--px-per-mm", type=float, default=2.0)
+    ap.add_argument("--threads", type=int, default=None, help="OpenCV threads (default: OpenCV's choice)")
+    args = ap.parse_args()
+    if args.threads is not None:
+        cv2.setNumThreads(args.threads)
+    try:
+        distinct, profile, source = simulator_frames(4)
+    except Exception as exc:  # the simulator is optional for this benchmark
+        print(f"(simulator unavailable: {exc}; using a synthetic table)")
+        distinct, profile, source = synthetic_frames(4)
+    geometry = TableGeometry()
+    print(f"frames {RESOLUTION[0]}x{RESOLUTION[1]} from {source}; OpenCV {cv2.__version__}, "
+          f"{cv2.getNumThreads()} threads; top-down image at {args.px_per_mm:g} px/mm")
+
+    first_lock = []
+    for i in range(max(10, args.frames // 4)):
+        t0 = time.perf_counter()
+        find_table(distinct[i % len(distinct)], geometry, profile)
+        first_lock.append(time.perf_counter() - t0)
+
+    maps = []
+    fix = find_table(distinct[0], geometry, profile)
+    for _ in range(5):
+        t0 = time.perf_counter()
+        rectify_maps(fix, args.px_per_mm, 40.0)
+        maps.append(time.perf_counter() - t0)
+
+    tracker = TableTracker(geometry, profile)
+    tracker.update(distinct[0])
+    locked, warp, light, total = [], [], [], []
+    for i in range(args.frames):
+        frame = distinct[i % len(distinct)]
+        t0 = time.perf_counter()
+        fix = tracker.update(frame)
+        t1 = time.perf_counter()
+        rect = tracker.rectify(frame, fix, args.px_per_mm)
+        t2 = time.perf_counter()
+        ref = white_reference(frame, fix)
+        ref.correct(rect.image)
+        t3 = time.perf_counter()
+        locked.append(t1 - t0)
+        warp.append(t2 - t1)
+        light.append(t3 - t2)
+        total.append(t3 - t0)
+        assert not fix.relocked, "the benchmark's table should stay locked"
+    h, w = rect.image.shape[:2]
+    print(summary("first lock: find_table, whole frame", first_lock))
+    print(summary("warp maps, once per lock", maps))
+    print(summary("locked frame: TableTracker.update", locked))
+    print(summary(f"top-down warp {w}x{h}: TableTracker.rectify", warp))
+    print(summary("white balance: white_reference + correct", light))
+    print(summary("per-frame table step (update + rectify + light)", total))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,282 @@
+"""Finding the four table markers (ArUco DICT_4X4_50, ids 0..3) in a grey frame, cheaply.
+
+Detection runs on a reduced image (ArUco's cost grows with the pixel count, and a 40 mm
+marker is still 40+ px wide there); the corners are then refined at full resolution with
+cornerSubPix, so accuracy does not suffer from the reduction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.geometry import ARUCO_DICTIONARY, MARKER_IDS
+
+# Long side of the reduced image for a search of the whole frame. 2028x1520 -> 1024x767.
+FULL_SEARCH_LONG_SIDE = 1024
+# Marker side (px) at which detection is reliable; a search near known markers reduces to it.
+DETECTION_SIDE_PX = 48.0
+
+
+@dataclass(frozen=True)
+class MarkerSighting:
+    """Corners in full-resolution pixels, ArUco order (clockwise from the marker's own top-left)."""
+
+    marker_id: int
+    corners: np.ndarray  # (4, 2) float64
+
+    @property
+    def centre(self) -> np.ndarray:
+        return quad_centre(self.corners)
+
+    @property
+    def side_px(self) -> float:
+        c = self.corners
+        return float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+
+
+@dataclass(frozen=True)
+class Sightings:
+    markers: Mapping[int, MarkerSighting]
+    duplicates: tuple[int, ...] = ()  # ids seen more than once (ignored: we cannot tell which is right)
+
+
+class MarkerFinder:
+    """An ArUco detector for the table markers. Holds OpenCV detector objects only (no frame state)."""
+
+    def __init__(self, dictionary: str = ARUCO_DICTIONARY, ids: Iterable[int] = MARKER_IDS) -> None:
+        self.ids = tuple(ids)
+        aruco_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine at full resolution
+        # The outline of a marker's white quiet zone is a square candidate too, one cell outside the
+        # marker. With the default rate (0.125 of the perimeter = half a side) OpenCV treats the two
+        # as one and may keep the quiet-zone outline, which then fails to decode and the marker is
+        # lost (seen on tight search windows). 0.05 keeps them apart.
+        params.minMarkerDistanceRate = 0.05
+        self._detector = cv2.aruco.ArucoDetector(aruco_dict, params)
+        self._bits = {m: marker_bits(m, dictionary) for m in self.ids}
+
+    def find_all(self, grey: np.ndarray, long_side: int = FULL_SEARCH_LONG_SIDE) -> Sightings:
+        """Searches the whole frame, reduced so its long side is at most `long_side` px."""
+        scale = min(1.0, long_side / max(grey.shape))
+        return self._keep([(mid, refine_corners(grey, c)) for mid, c in self._detect(grey, scale) if mid in self.ids])
+
+    def find_near(self, image: np.ndarray, expected: Mapping[int, np.ndarray], pad_sides: float = 1.0) -> Sightings:
+        """Searches only around the given corner positions (one window per marker, the marker's
+        box grown by `pad_sides` marker sides each way); each window accepts only its own id.
+
+        `image` may be colour: only the windows are turned grey, which saves converting the frame."""
+        h, w = image.shape[:2]
+        found: list[tuple[int, np.ndarray]] = []
+        for marker_id, corners in expected.items():
+            corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+            side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+            pad = max(pad_sides * side, 16.0)
+            x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
+            x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            window = _grey(image[y0:y1, x0:x1])
+            scale = min(1.0, DETECTION_SIDE_PX / max(side, 1.0))
+            for mid, c in self._detect(window, scale):
+                if mid == marker_id:
+                    found.append((mid, refine_corners(window, c) + (x0, y0)))
+        return self._keep(found)
+
+    def track(self, image: np.ndarray, expected: Mapping[int, np.ndarray]) -> Sightings:
+        """Markers near where they were: first the cheap way (fit the edges where the marker was
+        and check its cells), then, for markers that moved or hide, ArUco in a window around them."""
+        h, w = image.shape[:2]
+        found: list[tuple[int, np.ndarray]] = []
+        lost: dict[int, np.ndarray] = {}
+        for marker_id, corners in expected.items():
+            corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+            side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+            pad = int(np.ceil(side / 3)) + 4
+            x0, y0 = np.floor(corners.min(axis=0)).astype(int) - pad
+            x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + pad
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            fitted = None
+            if x1 - x0 >= 8 and y1 - y0 >= 8:
+                window = _grey(image[y0:y1, x0:x1])
+                local = corners - (x0, y0)
+                fitted = fit_edges(window, local)
+                if fitted is not None and not shows_marker(window, fitted, self._bits[marker_id]):
+                    fitted = None
+            if fitted is None:
+                lost[marker_id] = corners
+            else:
+                found.append((marker_id, fitted + (x0, y0)))
+        if lost:
+            found += [(m, s.corners) for m, s in self.find_near(image, lost).markers.items()]
+        return self._keep(found)
+
+    def _detect(self, grey: np.ndarray, scale: float) -> list[tuple[int, np.ndarray]]:
+        small = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        corners, ids, _ = self._detector.detectMarkers(small)
+        if ids is None:
+            return []
+        sx = grey.shape[1] / small.shape[1]
+        sy = grey.shape[0] / small.shape[0]
+        out = []
+        for c, i in zip(corners, ids.ravel()):
+            c = c.reshape(4, 2).astype(np.float64)
+            # Pixel centres: x_full + 0.5 = (x_small + 0.5) * s.
+            c = (c + 0.5) * (sx, sy) - 0.5
+            out.append((int(i), c))
+        return out
+
+    def _keep(self, raw: list[tuple[int, np.ndarray]]) -> Sightings:
+        by_id: dict[int, list[np.ndarray]] = {}
+        for mid, c in raw:
+            if mid not in self.ids:
+                continue
+            same = by_id.setdefault(mid, [])
+            # The same marker found twice (two nested outlines) is one sighting, not a duplicate.
+            if not any(_same_place(c, other) for other in same):
+                same.append(c)
+        duplicates = tuple(sorted(mid for mid, cs in by_id.items() if len(cs) > 1))
+        markers = {mid: MarkerSighting(mid, cs[0]) for mid, cs in sorted(by_id.items()) if len(cs) == 1}
+        return Sightings(markers, duplicates)
+
+
+def refine_corners(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Sub-pixel corners at full resolution (see `fit_edges`), or the given ones when the edges
+    cannot be fitted."""
+    fitted = fit_edges(grey, corners)
+    return fitted if fitted is not None else np.asarray(corners, dtype=np.float64).reshape(4, 2)
+
+
+def fit_edges(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
+    """The marker's corners from its four outer edges, or None when they are not all clear.
+
+    cornerSubPix is made for chessboard saddles; on the convex corner of a blurred black square
+    it is pulled about half a pixel inwards, so markers look smaller than they are and a pose
+    from three of them tilts. Edges do not suffer from that: each outer edge is located at
+    many points along its middle (where the profile across it passes half-way between ink and
+    paper), a straight line is fitted, and the corners are where neighbouring lines cross.
+    The edges are looked for within about half a cell of the given corners.
+    """
+    start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    # Work on a float copy of the marker's neighbourhood only (not the whole frame).
+    side = float(np.mean(np.linalg.norm(start - np.roll(start, -1, axis=0), axis=1)))
+    pad = int(np.ceil(side / 6)) + 4
+    h, w = grey.shape[:2]
+    x0, y0 = np.floor(start.min(axis=0)).astype(int) - pad
+    x1, y1 = np.ceil(start.max(axis=0)).astype(int) + pad
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    image = grey[y0:y1, x0:x1].astype(np.float32)
+    offset = np.array([x0, y0], dtype=np.float64)
+    refined = start - offset
+    for _ in range(2):  # the second pass samples along the better edges of the first
+        lines = [_edge_line(image, refined[k], refined[(k + 1) % 4], refined.mean(axis=0)) for k in range(4)]
+        if any(line is None for line in lines):
+            return None
+        new = np.array([_intersect(lines[k - 1], lines[k]) for k in range(4)])
+        if not np.isfinite(new).all():
+            return None
+        refined = new
+    refined = refined + offset
+    # A corner that moved by most of a cell found some other edge (the detector is closer than that).
+    if np.max(np.linalg.norm(refined - start, axis=1)) > max(2.0, side / 8):
+        return None
+    return refined
+
+
+def marker_bits(marker_id: int, dictionary: str = ARUCO_DICTIONARY) -> np.ndarray:
+    """The 6x6 cells of a 4x4 marker with its border, True = white."""
+    aruco = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    return cv2.aruco.generateImageMarker(aruco, marker_id, 6, borderBits=1) > 127
+
+
+def shows_marker(grey: np.ndarray, corners: np.ndarray, bits: np.ndarray, max_errors: int = 1) -> bool:
+    """Whether the quad `corners` shows the marker `bits` (in any of its four turns): the cells are
+    read by warping the quad to a 6x6 grid and comparing each cell's middle with the midpoint of
+    ink and paper. A hand over the marker changes cells; a shadow does not."""
+    k = 8  # px per cell in the warped patch
+    n = bits.shape[0]
+    dst = np.float32([[0, 0], [n * k, 0], [n * k, n * k], [0, n * k]])
+    M = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32).reshape(4, 2), dst)
+    patch = cv2.warpPerspective(grey, M, (n * k, n * k), flags=cv2.INTER_LINEAR)
+    cells = patch.reshape(n, k, n, k)[:, 2:k - 2, :, 2:k - 2].mean(axis=(1, 3))
+    lo, hi = float(cells.min()), float(cells.max())
+    if hi - lo < 30:
+        return False
+    seen = cells > (lo + hi) / 2
+    return any(int(np.count_nonzero(seen != np.rot90(bits, r))) <= max_errors for r in range(4))
+
+
+def _edge_line(image: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray):
+    """(point, direction) of the ink-to-paper edge near segment a-b, or None when it is not clear."""
+    d = b - a
+    length = float(np.hypot(*d))
+    if length < 8:
+        return None
+    t = d / length
+    n = np.array([t[1], -t[0]])
+    if np.dot((a + b) / 2 - centre, n) < 0:
+        n = -n  # outward, from ink to paper
+    cell = length / 6
+    reach = float(np.clip(0.45 * cell, 1.5, 6.0))  # stay inside the one-cell black border
+    offsets = np.linspace(-reach, reach, int(np.ceil(reach * 8)) * 2 + 1)
+    count = int(np.clip(length / 2.5, 6, 40))
+    along = np.linspace(0.15, 0.85, count)  # away from the rounded corners
+    base = a[None, :] + along[:, None] * d[None, :]
+    pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
+    profiles = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lo, hi = profiles.min(axis=1), profiles.max(axis=1)
+    mid = (lo + hi) / 2
+    above = profiles >= mid[:, None]
+    j = np.argmax(above, axis=1)  # first sample on the paper side of half-way
+    # A clean edge: ink then paper, crossing half-way once (a bit or a speck would cross again).
+    ok = (hi - lo >= 20) & (j > 0) & (above.sum(axis=1) == above.shape[1] - j)
+    if np.count_nonzero(ok) < max(4, count // 3):
+        return None
+    rows = np.nonzero(ok)[0]
+    jj = j[rows]
+    before, after = profiles[rows, jj - 1], profiles[rows, jj]
+    frac = (mid[rows] - before) / np.maximum(after - before, 1e-6)
+    s = offsets[jj - 1] + frac * (offsets[jj] - offsets[jj - 1])
+    pts = base[rows] + s[:, None] * n[None, :]
+    mean = pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(pts - mean)
+    return mean, vt[0]
+
+
+def _intersect(l1, l2) -> np.ndarray:
+    (p1, d1), (p2, d2) = l1, l2
+    m = np.array([d1, -d2]).T
+    if abs(np.linalg.det(m)) < 1e-9:
+        return np.array([np.nan, np.nan])
+    s = np.linalg.solve(m, p2 - p1)
+    return p1 + s[0] * d1
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return image
+    return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+
+
+def _same_place(a: np.ndarray, b: np.ndarray) -> bool:
+    side = float(np.mean(np.linalg.norm(a - np.roll(a, -1, axis=0), axis=1)))
+    return float(np.linalg.norm(quad_centre(a) - quad_centre(b))) < 0.5 * side
+
+
+def quad_centre(corners: np.ndarray) -> np.ndarray:
+    """Where the diagonals cross: the true centre of a square seen in perspective (the mean is not)."""
+    p0, p1, p2, p3 = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    d1, d2 = p2 - p0, p3 - p1
+    denom = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(denom) < 1e-12:
+        return np.mean([p0, p1, p2, p3], axis=0)
+    t = ((p1[0] - p0[0]) * d2[1] - (p1[1] - p0[1]) * d2[0]) / denom
+    return p0 + t * d1

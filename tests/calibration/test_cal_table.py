@@ -1,0 +1,116 @@
+"""The table homography on a synthetic table seen through a tilted camera with a barrel lens."""
+
+import re
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from synthetic_table import Scene, profile_of, table_errors_mm, view
+from tablecam.calibration.geometry import TableGeometry
+from tablecam.calibration.table import TableNotFound, find_table
+from tablecam.calibration.topdown import rectify
+from tablecam.errors import UserError
+
+SCENE = Scene()
+CENTRES = [SCENE.geometry.marker_centre(m) for m in range(4)]
+PLAY_AREA = np.random.default_rng(7).uniform((0, 0), (800, 500), (300, 2))
+
+
+def test_marker_centres_and_the_whole_play_area_within_1_mm():
+    fix = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
+    assert fix.markers_seen == (0, 1, 2, 3)
+    assert table_errors_mm(fix, SCENE.cam, CENTRES).max() < 1.0
+    assert table_errors_mm(fix, SCENE.cam, PLAY_AREA).max() < 1.0
+    assert fix.reprojection_mm < 1.0 and fix.warnings == ()
+    # And back: table mm to the raw (distorted) pixels, within a pixel.
+    assert np.abs(fix.table_to_image(PLAY_AREA) - SCENE.cam.project(PLAY_AREA)).max() < 1.0
+
+
+def test_without_a_lens_profile_a_barrel_lens_bends_the_middle_of_the_table():
+    fix = find_table(view(SCENE), SCENE.geometry, None)
+    # The markers still fit (they pinned the homography) but the middle is off by millimetres:
+    # that is what the lens profile is for.
+    assert table_errors_mm(fix, SCENE.cam, CENTRES).max() < 1.0
+    assert table_errors_mm(fix, SCENE.cam, PLAY_AREA).max() > 3.0
+
+
+def test_a_distortion_free_camera_needs_no_profile():
+    scene = replace(SCENE, cam=replace(SCENE.cam, dist=(0.0, 0.0, 0.0, 0.0, 0.0), tilt_deg=20, roll_deg=-8))
+    fix = find_table(view(scene), scene.geometry, None)
+    assert table_errors_mm(fix, scene.cam, PLAY_AREA).max() < 1.0
+
+
+def test_markers_stuck_down_turned_are_still_found_right():
+    scene = replace(SCENE, marker_rotation=((1, 1), (2, 2), (3, 3)))
+    fix = find_table(view(scene), scene.geometry, profile_of(scene.cam))
+    assert table_errors_mm(fix, scene.cam, PLAY_AREA).max() < 1.0
+
+
+def test_three_markers_still_fix_the_table_and_say_which_is_missing():
+    scene = replace(SCENE, covered=(2,))
+    fix = find_table(view(scene), scene.geometry, profile_of(scene.cam))
+    assert fix.markers_seen == (0, 1, 3)
+    assert "marker 2 not seen: the table is fixed from the other three" in fix.warnings
+    # With the lens known, three markers fix the pose, and the far corner stays within 1 mm.
+    assert table_errors_mm(fix, scene.cam, PLAY_AREA).max() < 1.0
+
+
+def test_two_of_four_markers_is_one_clear_sentence():
+    scene = replace(SCENE, covered=(1, 2))
+    with pytest.raises(TableNotFound) as exc:
+        find_table(view(scene), scene.geometry, profile_of(scene.cam))
+    message = str(exc.value)
+    assert message.startswith("only markers 0 and 3 of the four table markers are visible")
+    assert isinstance(exc.value, UserError) and "\n" not in message
+
+
+def test_no_table_at_all_is_one_clear_sentence():
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    with pytest.raises(TableNotFound, match="^no table marker is visible"):
+        find_table(blank)
+
+
+def test_markers_in_the_wrong_corners_are_reported_not_mirrored():
+    scene = replace(SCENE, marker_ids=(0, 3, 2, 1))  # 1 and 3 swapped: the table would come out mirrored
+    with pytest.raises(TableNotFound, match="wrong corners"):
+        find_table(view(scene), scene.geometry, profile_of(scene.cam))
+
+
+def test_a_mis_measured_spacing_is_flagged():
+    # The user measured between the inner edges (760 mm) instead of the centres (800 mm).
+    wrong = TableGeometry(width_mm=760.0)
+    fix = find_table(view(SCENE), wrong, profile_of(SCENE.cam))
+    # 800 / 760 = 1.053: the camera sees it 5.3 % longer across than the settings say.
+    assert any(re.search(r"sees the table 5\.[23]% longer across \(0 to 1\)", w) for w in fix.warnings)
+    right = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
+    assert not any("longer" in w for w in right.warnings)
+
+
+def test_empty_or_odd_frames_are_user_errors():
+    with pytest.raises(UserError):
+        find_table(np.zeros((0, 0, 3), np.uint8))
+    with pytest.raises(UserError):
+        find_table(np.zeros((10, 10), np.float32))
+
+
+def test_rectified_image_puts_table_mm_where_its_mapping_says():
+    fix = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
+    rect = rectify(view(SCENE), fix, px_per_mm=1.5, margin_mm=40)
+    assert rect.image.shape[:2] == (round(580 * 1.5), round(880 * 1.5))
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(rect.image, cv2.COLOR_BGR2GRAY))
+    assert sorted(ids.ravel()) == [0, 1, 2, 3]
+    for c, i in zip(corners, ids.ravel()):
+        centre_mm = rect.px_to_mm(c.reshape(4, 2).mean(axis=0)[None])[0]
+        assert np.linalg.norm(centre_mm - SCENE.geometry.marker_centre(int(i))) < 1.0
+    # mm_to_px and px_to_mm are inverse, pixel centres at integers.
+    assert np.allclose(rect.mm_to_px([(-40 + 0.5 / 1.5, -40 + 0.5 / 1.5)]), [(0.0, 0.0)])
+    assert np.allclose(rect.px_to_mm(rect.mm_to_px(PLAY_AREA)), PLAY_AREA)
+
+
+def test_rectify_refuses_a_frame_of_another_size():
+    fix = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
+    with pytest.raises(UserError, match="frame is 320x240"):
+        rectify(np.zeros((240, 320, 3), np.uint8), fix)

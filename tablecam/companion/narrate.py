@@ -1,16 +1,93 @@
-"""Rule events in words, for the page's banners and the terminal demo."""
+"""Rule events in words, for the page's banners and the terminal demo (English and French).
+
+The rules engines give their reasons in English sentences; `reason()` translates the known
+ones (and leaves an unknown one in English rather than hide it).
+"""
 
 from __future__ import annotations
 
-COLOUR = {"W": "white", "B": "black"}
+import re
+
+LANGUAGES = ("en", "fr")
+COLOUR = {"en": {"W": "white", "B": "black"}, "fr": {"W": "blanc", "B": "noir"}}
+STONE_COLOUR_FR = {"red": "rouge", "blue": "bleue", "green": "verte", "yellow": "jaune"}
 
 
-def _tiles(n: int) -> str:
+def _tiles(n: int, lang: str = "en") -> str:
+    if lang == "fr":
+        return f"{n} tuile{'s' if n > 1 else ''}"
     return f"{n} tile{'s' if n != 1 else ''}"
 
 
-def micropul(event: dict) -> str:
+def _points(n: int, lang: str) -> str:
+    if lang == "fr":
+        return f"{n} point{'s' if n > 1 else ''}"
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+def stone_colour(colour: str, lang: str = "en") -> str:
+    return STONE_COLOUR_FR.get(colour, colour) if lang == "fr" else colour
+
+
+# English reason (regular expression) -> French; groups are carried over.
+_REASONS_FR: tuple[tuple[str, str], ...] = (
+    (r"occupied: cell \((-?\d+), (-?\d+)\) already holds a tile", r"case occupée : la case (\1, \2) porte déjà une tuile"),
+    (r"not touching: the tile must touch the board edge to edge",
+     "pas de contact : la tuile doit toucher le plateau par un bord"),
+    (r"colour clash: a white micropul would face a black micropul",
+     "couleurs opposées : un micropul blanc toucherait un micropul noir"),
+    (r"colour clash: a black micropul would face a white micropul",
+     "couleurs opposées : un micropul noir toucherait un micropul blanc"),
+    (r"no same-colour contact: none of its micropul faces a micropul of its colour",
+     "aucun contact de même couleur : aucun de ses micropuls ne touche un micropul de sa couleur"),
+    (r"no (\w+) stone left to place", r"plus de pierre \1 à poser"),
+    (r"a stone must go on a micropul", "une pierre se pose sur un micropul"),
+    (r"that group already carries a stone", "ce groupe porte déjà une pierre"),
+    (r"no player has (\w+) stones", r"aucun joueur n'a de pierres \1"),
+    (r"a new tile at cell \((-?\d+), (-?\d+)\) could not be read", r"la nouvelle tuile en (\1, \2) est illisible"),
+    (r"the tile at cell \((-?\d+), (-?\d+)\) shows a face no micropul tile has",
+     r"la tuile en (\1, \2) montre une face qu'aucune tuile micropul n'a"),
+    (r"the tile at cell \((-?\d+), (-?\d+)\) is already on the board", r"la tuile en (\1, \2) est déjà sur le plateau"),
+)
+_PARTS_FR: tuple[tuple[str, str], ...] = (
+    (r"(\d+) tiles appeared at once", r"\1 tuiles sont apparues d'un coup"),
+    (r"a tile appeared at cell \((-?\d+), (-?\d+)\)", r"une tuile est apparue en (\1, \2)"),
+    (r"(\d+) tiles? vanished", r"\1 tuile(s) disparue(s)"),
+    (r"the tile at cell \((-?\d+), (-?\d+)\) changed its face", r"la tuile en (\1, \2) a changé de face"),
+    (r"(\d+) stones? appeared", r"\1 pierre(s) apparue(s)"),
+    (r"(\d+) stones? vanished", r"\1 pierre(s) disparue(s)"),
+)
+_TAIL_EN = (": more than one move since the last stable view, taken as played one after the other, please check the table",
+            ": more than one move since the last stable view, please check the table")
+_TAIL_FR = (" : plus d'un coup depuis la dernière vue stable, joués l'un après l'autre, vérifiez la table",
+            " : plus d'un coup depuis la dernière vue stable, vérifiez la table")
+
+
+def reason(text: str, lang: str = "en") -> str:
+    """A rules engine's reason in the page's language (unknown reasons stay as they are)."""
+    if lang != "fr" or not text:
+        return text
+    for pattern, french in _REASONS_FR:
+        if re.fullmatch(pattern, text):
+            return re.sub(pattern, french, text)
+    for tail_en, tail_fr in zip(_TAIL_EN, _TAIL_FR):
+        if text.endswith(tail_en):
+            parts = text[: -len(tail_en)].split("; ")
+            out = []
+            for part in parts:
+                for pattern, french in _PARTS_FR:
+                    if re.fullmatch(pattern, part):
+                        part = re.sub(pattern, french, part)
+                        break
+                out.append(part)
+            return "; ".join(out) + tail_fr
+    return text
+
+
+def micropul(event: dict, lang: str = "en") -> str:
     """One sentence (or two) saying what a micropul replay event means for the players."""
+    if lang == "fr":
+        return _micropul_fr(event)
     kind = event["event"]
     if kind == "placement":
         if not event["legal"]:
@@ -23,13 +100,13 @@ def micropul(event: dict) -> str:
             todo.append("play again" if event["extra_turns"] == 1 else f"play {event['extra_turns']} more turns")
         for group in event["closed_groups"]:
             owner = group["owner"]
-            worth = f"{group['points']} point{'s' if group['points'] != 1 else ''}"
+            worth = _points(group["points"], "en")
             if owner:
-                parts.append(f"closes a {COLOUR[group['colour']]} group worth {worth} for {owner}")
+                parts.append(f"closes a {COLOUR['en'][group['colour']]} group worth {worth} for {owner}")
             elif group.get("stones", 0) > 1:
-                parts.append(f"closes a {COLOUR[group['colour']]} group with {group['stones']} stones: it scores nothing")
+                parts.append(f"closes a {COLOUR['en'][group['colour']]} group with {group['stones']} stones: it scores nothing")
             else:
-                parts.append(f"closes an unclaimed {COLOUR[group['colour']]} group of {worth}")
+                parts.append(f"closes an unclaimed {COLOUR['en'][group['colour']]} group of {worth}")
         sentence = ", ".join(parts) + "."
         if todo:
             sentence += " " + " and ".join(todo).capitalize() + "."
@@ -43,10 +120,59 @@ def micropul(event: dict) -> str:
         return f"The illegal {what} was taken back." if not event["was_legal"] else f"A {what} was taken off the board."
     if kind == "unexplained":
         return f"Please check the table: {event['reason']}."
+    if kind == "accepted":
+        return f"The players confirmed the table as it is: {_tiles(event['tiles'])}, {event['stones']} stone{'s' if event['stones'] != 1 else ''}."
     if kind == "final":
         if "ranking" in event:
             ranks = ", ".join(f"{r['name']} ({r['stone_colour']}) {r['score']}" for r in event["ranking"])
             return f"Game over. Ranking: {ranks}."
         points = ", ".join(f"{c} {p}" for c, p in event["group_points"].items()) or "none"
         return f"Game over. Group points: {points}; {event['core_left']} tiles left in the core."
+    return kind
+
+
+def _micropul_fr(event: dict) -> str:
+    kind = event["event"]
+    colour = COLOUR["fr"]
+    if kind == "placement":
+        if not event["legal"]:
+            return f"Pose illégale : {reason(event['reason'], 'fr')}. Reprenez la tuile."
+        parts = ["Tuile posée"]
+        todo = []
+        if event["draw"]:
+            todo.append(f"piochez {_tiles(event['draw'], 'fr')} dans votre réserve")
+        if event["extra_turns"]:
+            todo.append("rejouez" if event["extra_turns"] == 1 else f"jouez encore {event['extra_turns']} tours")
+        for group in event["closed_groups"]:
+            owner = group["owner"]
+            worth = _points(group["points"], "fr")
+            if owner:
+                parts.append(f"ferme un groupe {colour[group['colour']]} de {worth} pour {stone_colour(owner, 'fr')}")
+            elif group.get("stones", 0) > 1:
+                parts.append(f"ferme un groupe {colour[group['colour']]} à {group['stones']} pierres : il ne rapporte rien")
+            else:
+                parts.append(f"ferme un groupe {colour[group['colour']]} sans pierre de {worth}")
+        sentence = ", ".join(parts) + "."
+        if todo:
+            sentence += " " + " et ".join(todo).capitalize() + "."
+        return sentence + f" Il reste {event['core_left']} dans la pioche."
+    if kind == "stone":
+        if event["legal"]:
+            return f"Une pierre {stone_colour(event['colour'], 'fr')} revendique un groupe."
+        return f"Pierre illégale : {reason(event['reason'], 'fr')}. Reprenez-la."
+    if kind == "removed":
+        what = "tuile" if event.get("what", "tile") == "tile" else "pierre"
+        if not event["was_legal"]:
+            return f"La {what} illégale a été reprise."
+        return f"Une {what} a été retirée du plateau."
+    if kind == "unexplained":
+        return f"Vérifiez la table : {reason(event['reason'], 'fr')}."
+    if kind == "accepted":
+        return f"Les joueurs ont confirmé la table telle quelle : {_tiles(event['tiles'], 'fr')}, {event['stones']} pierre(s)."
+    if kind == "final":
+        if "ranking" in event:
+            ranks = ", ".join(f"{r['name']} ({stone_colour(r['stone_colour'], 'fr')}) {r['score']}" for r in event["ranking"])
+            return f"Partie terminée. Classement : {ranks}."
+        points = ", ".join(f"{c} {p}" for c, p in event["group_points"].items()) or "aucun"
+        return f"Partie terminée. Points des groupes : {points} ; {event['core_left']} tuiles dans la pioche."
     return kind

@@ -1,0 +1,290 @@
+"""The live game: one place where the frame loop's readings and the players' taps meet.
+
+`Hub` owns the game in progress (a game module's Session), the tracker that debounces readings,
+and the log; every change is written to the store first, then applied, then published as a
+numbered state that the page receives over server-sent events. Published states are kept in a
+ring so a client that fell a little behind (or reconnected with Last-Event-ID) gets every one.
+`Pictures` holds the newest camera frame and its JPEG, encoded once however many clients watch.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+
+from tablecam.companion import tracker as phases
+from tablecam.companion.games import game_module
+from tablecam.companion.i18n import both
+from tablecam.companion.store import Store
+from tablecam.errors import UserError
+
+RING = 1000  # published states kept for clients catching up
+HISTORY_SHOWN = 100
+LIVE_EVERY_S = 1.0  # publish frame-rate figures at most this often
+_KEEP = object()
+
+
+class Hub:
+    def __init__(self, store: Store, hold: int = 3, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.hold = hold
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._ring: deque[tuple[int, str]] = deque(maxlen=RING)
+        self.version = 0
+        self.game_id: int | None = None
+        self.module: ModuleType | None = None
+        self.session = None
+        self.tracker: phases.StateTracker | None = None
+        self.history: list[dict] = []
+        self.live: dict = {"phase": phases.WAITING, "camera": {"ok": False, "text": {}}, "fps": 0.0,
+                           "frames": 0, "markers_seen": 0, "table_warnings": []}
+        self._live_published = 0.0
+        self.project: Callable | None = None  # table mm -> normalised picture coordinates
+        self.first_run_pin: str | None = None  # shown on the page until the PIN is first used
+        self.new_game_listeners: list[Callable[[], None]] = []
+        self.closed = False  # set on shutdown: streaming clients stop waiting
+        self._resume()
+
+    # ---- the game log ----------------------------------------------------------------------------
+    def _resume(self) -> None:
+        """Rebuild the latest game from its stored inputs (after a restart or a power cut)."""
+        row = self.store.latest_game()
+        if row is None:
+            self._publish()
+            return
+        self._rebuild(row.id, row.game, row.players)
+        self._publish()
+
+    def _rebuild(self, game_id: int, game: str, players: list) -> None:
+        module = game_module(game)
+        session = module.Session(players)
+        history: list[dict] = [self._started_entry(game, players)]
+        texts = {}
+        for event in self.store.events(game_id):
+            texts.setdefault(event.get("id"), event.get("text"))
+        for row in self.store.inputs(game_id):
+            if row.undone:
+                history.append({"id": row.id, "at": row.at, "kind": row.kind, "level": "info", "undoable": False,
+                                "undone": True, "text": texts.get(row.id) or {"en": row.kind, "fr": row.kind}})
+                continue
+            try:
+                history += session.apply(row.kind, row.payload, row.id, row.at)
+            except UserError:
+                continue  # a correction that no longer applies after an undo before it
+        self.game_id, self.module, self.session, self.history = game_id, module, session, history
+        self.tracker = phases.StateTracker(module.same_state, module.disturbed, self.hold)
+        self.tracker.reset(session.last_stable)
+        if session.over:
+            self.store.end_game(game_id)
+        else:
+            self.store.reopen_game(game_id)
+
+    def _started_entry(self, game: str, players: list) -> dict:
+        names = ", ".join(p["name"] for p in players)
+        return {"id": 0, "at": self.clock(), "kind": "new_game", "level": "info", "undoable": False,
+                "text": both("game_started", game=game, names=names)}
+
+    def new_game(self, game: str, players: object, notify: bool = True) -> None:
+        """Starts a game (the one in progress is ended); `notify` tells the camera (the demo restarts)."""
+        module = game_module(game)
+        players = module.check_players(players)
+        with self._lock:
+            game_id = self.store.new_game(game, players, self.clock())
+            if self.game_id is not None:
+                self.store.end_game(self.game_id, self.clock())
+            self._rebuild(game_id, game, players)
+            self._publish()
+        if notify:
+            for listener in list(self.new_game_listeners):
+                listener()
+
+    def _record(self, kind: str, payload: dict) -> list[dict]:
+        """Log first, then apply: a refused input is marked undone so a rebuild skips it too."""
+        if self.session is None or self.game_id is None:
+            raise UserError("no game in progress: start a new game first.")
+        at = self.clock()
+        input_id = self.store.add_input(self.game_id, kind, payload, at)
+        try:
+            entries = self.session.apply(kind, payload, input_id, at)
+        except UserError:
+            self.store.set_undone(self.game_id, input_id)
+            raise
+        self.store.add_events(self.game_id, input_id, entries, at)
+        self.history += entries
+        if self.session.over:
+            self.store.end_game(self.game_id, at)
+        return entries
+
+    def correct(self, kind: str, payload: dict) -> None:
+        """A players' correction (the PIN was checked by the caller)."""
+        with self._lock:
+            if self.module is None or kind not in self.module.CORRECTIONS:
+                raise UserError(f"unknown change {kind!r}." if self.module else "no game in progress: start a new game first.")
+            if kind == "accept" and self.session is not None and "observation" not in payload:
+                # Log the reading confirmed, so a rebuild confirms the same one.
+                if self.session.pending is None:
+                    raise UserError("there is no reading to confirm.")
+                payload = dict(payload, observation=self.session.pending)
+            self._record(kind, payload)
+            if kind == "accept" and self.tracker is not None:
+                self.tracker.reset(self.session.last_stable)
+            self._publish()
+
+    def undo(self, input_id: object) -> None:
+        with self._lock:
+            if self.game_id is None or self.module is None:
+                raise UserError("no game in progress.")
+            if isinstance(input_id, bool) or not isinstance(input_id, int):
+                raise UserError("say which correction to undo by its number.")
+            row = self.store.input(self.game_id, input_id)
+            if row is None or row.kind not in self.module.CORRECTIONS:
+                raise UserError(f"there is no correction number {input_id} in this game.")
+            if row.undone:
+                raise UserError(f"correction {input_id} is already undone.")
+            self.store.set_undone(self.game_id, input_id)
+            game = self.store.latest_game()
+            assert game is not None
+            self._rebuild(self.game_id, self.module.NAME, game.players)
+            self._publish()
+
+    # ---- readings from the frame loop -------------------------------------------------------------
+    def observe(self, reading: dict | None) -> phases.Step:
+        """One frame's reading (None: nothing readable); a stable new state goes to the rules."""
+        with self._lock:
+            if self.tracker is None:
+                step = phases.Step(phases.WAITING)
+            else:
+                step = self.tracker.update(reading)
+                if step.stable is not None and not self.session.over:
+                    self._record("stable", step.stable)
+            changed = step.stable is not None or step.phase != self.live["phase"]
+            self.live["phase"] = step.phase
+            if changed:
+                self._publish()
+            return step
+
+    def set_live(self, project: object = _KEEP, force: bool = False, **values) -> None:
+        """Camera status and frame-loop figures; published at most once a second unless `force`.
+
+        `project` (table mm -> normalised picture coordinates, or None) replaces the current one."""
+        with self._lock:
+            if project is not _KEEP:
+                self.project = project  # type: ignore[assignment]
+            important = any(self.live.get(k) != v for k, v in values.items() if k in ("camera", "table_warnings"))
+            self.live.update(values)
+            now = time.monotonic()
+            if force or important or now - self._live_published >= LIVE_EVERY_S:
+                self._publish()
+
+    # ---- publishing ----------------------------------------------------------------------------
+    def state(self) -> dict:
+        with self._lock:
+            return self._state()
+
+    def _state(self) -> dict:
+        out: dict = {"version": self.version, "game_id": self.game_id, "live": dict(self.live),
+                     "first_run_pin": self.first_run_pin}
+        if self.session is None:
+            out.update(game=None, players=[], history=[])
+            return out
+        view = self.session.view(self.project)
+        out.update(view)
+        out["history"] = self.history[-HISTORY_SHOWN:][::-1]
+        return out
+
+    def _publish(self) -> None:
+        with self._lock:
+            self._live_published = time.monotonic()
+            self.version += 1
+            state = self._state()
+            state["version"] = self.version
+            self._ring.append((self.version, json.dumps(state, separators=(",", ":"))))
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
+    def states_after(self, version: int, timeout: float) -> list[tuple[int, str]]:
+        """Published states newer than `version` (waiting up to `timeout` s for one)."""
+        with self._changed:
+            if self.version <= version and not self.closed:
+                self._changed.wait(timeout)
+            if self._ring and self._ring[0][0] > version + 1:
+                return [self._ring[-1]]  # too far behind: the newest state is all that is left
+            return [(v, s) for v, s in self._ring if v > version]
+
+    def set_first_run_pin(self, pin: str | None) -> None:
+        with self._lock:
+            if pin != self.first_run_pin:
+                self.first_run_pin = pin
+                self._publish()
+
+
+class Pictures:
+    """The newest frame, its number, and its JPEG (made once per frame, on demand)."""
+
+    def __init__(self, max_width: int = 1024, quality: int = 75) -> None:
+        self.max_width = max_width
+        self.quality = quality
+        self._lock = threading.Condition()
+        self._image: np.ndarray | None = None
+        self._number = 0
+        self._jpeg: tuple[int, bytes] | None = None
+        self.closed = False
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            self._lock.notify_all()
+
+    def put(self, image: np.ndarray) -> None:
+        with self._lock:
+            self._image = image
+            self._number += 1
+            self._lock.notify_all()
+
+    @property
+    def number(self) -> int:
+        return self._number
+
+    @property
+    def size(self) -> tuple[int, int] | None:
+        image = self._image
+        return None if image is None else (image.shape[1], image.shape[0])
+
+    def wait_newer(self, number: int, timeout: float) -> int:
+        with self._lock:
+            if self._number <= number and not self.closed:
+                self._lock.wait(timeout)
+            return self._number
+
+    def jpeg(self) -> tuple[int, bytes] | None:
+        import cv2
+
+        with self._lock:
+            image, number, cached = self._image, self._number, self._jpeg
+        if image is None:
+            return None
+        if cached is not None and cached[0] == number:
+            return cached
+        h, w = image.shape[:2]
+        if w > self.max_width:
+            image = cv2.resize(image, (self.max_width, round(h * self.max_width / w)), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if not ok:
+            return None
+        made = (number, buf.tobytes())
+        with self._lock:
+            if self._jpeg is None or self._jpeg[0] < number:
+                self._jpeg = made
+        return made

@@ -1,0 +1,187 @@
+"""The tablet page in a real browser (Debian's chromium through Playwright) on the demo camera.
+
+One server for the module (restarted once, to show that a game survives it). The demo renders
+small frames as fast as it can and the page reads the simulator's truth (the `--reader truth`
+test seam), so these tests follow the page, the tracker and the log, not the recogniser.
+"""
+
+import copy
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tablecam.companion.serve import Server, ServeConfig
+from tablecam.rules.micropul.tiles import ROTATIONS, all_tiles
+
+pytestmark = pytest.mark.browser
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[2] / "docs"
+
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+class Running:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.server: Server | None = None
+        self.url = ""
+        self.port = 0  # a free port at first, then the same one (the PIN is kept per address)
+        self.start()
+
+    def start(self) -> None:
+        config = ServeConfig(host="127.0.0.1", port=self.port, camera="demo", data_dir=self.data_dir, reader="truth",
+                             hold=2, demo_fps=None, demo_frames_per_state=3, demo_resolution=(640, 480),
+                             ranking_pause_s=30.0, threads=16)
+        self.server = Server(config)
+        self.port = self.server.start()
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def restart(self) -> None:
+        self.server.close()
+        self.start()
+
+    @property
+    def hub(self):
+        return self.server.hub
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    run = Running(tmp_path_factory.mktemp("tablecam-data"))
+    yield run
+    run.server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+def open_page(page, running):
+    page.goto(running.url, wait_until="domcontentloaded")
+    page.wait_for_function("window.TC && window.TC.version > 0")
+
+
+def new_game(page, running, names=("Ann", "Bob")):
+    page.click("#btn-new")
+    rows = page.locator("#new-players .player-row")
+    for i, name in enumerate(names):
+        rows.nth(i).locator(".name").fill(name)
+    page.click("#btn-start")
+    pin_box = page.locator("#dlg-pin")
+    if pin_box.is_visible():
+        page.fill("#pin-input", running.server.guard.pin)
+        page.click("#btn-pin-ok")
+    page.wait_for_function("document.querySelector('#players .who') && "
+                           f"document.querySelector('#players .who').textContent === {names[0]!r}")
+
+
+def test_first_run_shows_the_pin_and_a_whole_demo_game_reaches_the_final_ranking(page, running):
+    open_page(page, running)
+    pin = page.locator("#first-run-pin").inner_text()
+    assert pin == running.server.guard.pin
+    new_game(page, running)  # the stored PIN is asked for once
+    assert page.locator("#first-run").is_hidden()
+    page.wait_for_selector("#todo:has-text('your turn')", timeout=30_000)
+    page.wait_for_selector("#overlay polygon.tile", state="attached", timeout=30_000)
+    try:
+        page.wait_for_selector("#ranking:not([hidden])", timeout=240_000)
+    except Exception:
+        print(page.evaluate("JSON.stringify({live: TC.state.live, over: TC.state.over, core: TC.state.core_left, banner: TC.state.banner, todo: TC.state.todo, h: TC.state.history.slice(0, 5)})"))
+        raise
+    ranking = page.locator("#ranking-list li").all_inner_texts()
+    assert len(ranking) == 2 and {r.split()[0] for r in ranking} == {"Ann", "Bob"}
+    scores = [int(r.split()[-1]) for r in ranking]
+    assert scores == sorted(scores, reverse=True)
+    assert page.locator("#banner").inner_text().startswith("The last tile of the core was drawn. Game over.")
+    assert page.locator("#core").inner_text().endswith(": 0")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "page_final.png"), full_page=True)
+
+
+def illegal_reading(hub):
+    """The table as it is plus one tile laid against the rules next to the board (for the seam)."""
+    session = hub.session
+    replay = session.replay
+    obs = copy.deepcopy(session.last_stable)
+    for tile in all_tiles():
+        for rot in ROTATIONS:
+            face = tile.face.rotated(rot)
+            for cell in replay.board.open_cells():
+                verdict = replay.board.check(cell, face)
+                if not verdict.legal and verdict.reason.startswith("colour clash"):
+                    x, y = replay.grid.centre_mm((cell[0] - replay.shift[0], cell[1] - replay.shift[1]))
+                    obs["tiles"].append({"center_mm": [x, y], "rotation": 0, **face.as_dict(),
+                                         "face_down": False, "index": None})
+                    return obs, verdict.reason
+    raise AssertionError("no illegal placement next to this board")
+
+
+def test_an_illegal_placement_shows_its_banner_and_taking_it_back_clears_it(page, running):
+    open_page(page, running)
+    new_game(page, running, ("Chloé", "Dan"))
+    page.wait_for_function("TC.state.history.some(h => h.text.en.startsWith('Tile placed'))", timeout=60_000)
+    running.server.loop.stop()  # freeze the camera: from here the test lays the pieces (the seam)
+    hub = running.hub
+    good = copy.deepcopy(hub.session.last_stable)
+    bad, reason = illegal_reading(hub)
+    for _ in range(3):
+        hub.observe(bad)
+    banner = page.locator("#banner.warning")
+    banner.wait_for(timeout=10_000)
+    assert banner.inner_text().startswith(f"Illegal placement: {reason}")
+    assert page.locator("#todo").inner_text() == "Take the illegal tile back."
+    assert page.locator("#overlay polygon.tile.illegal").count() == 1
+    page.screenshot(path=str(SHOTS / "page_illegal.png"), full_page=True)
+    page.click("#btn-lang")
+    assert page.locator("#banner").inner_text().startswith("Pose illégale : couleurs opposées")
+    page.click("#btn-lang")
+    for _ in range(3):
+        hub.observe(good)
+    page.wait_for_selector("#banner:has-text('The illegal tile was taken back.')", timeout=10_000)
+    assert page.locator("#banner.warning").count() == 0
+
+
+def test_a_correction_with_the_pin_survives_a_server_restart_and_can_be_undone(page, running):
+    running.restart()  # a fresh frame loop (the previous test froze it); the game log stays
+    open_page(page, running)
+    new_game(page, running, ("Eve", "Finn"))
+    page.evaluate("localStorage.removeItem('tablecam.pin')")  # this tablet must give the PIN again
+    page.click("#btn-counts")
+    row = page.locator("#counts-rows .count-row").nth(1)
+    row.locator(".reserve").fill("4")
+    page.click("#btn-counts-save")
+    page.locator("#pin-input").fill("999999" if running.server.guard.pin != "999999" else "111111")
+    page.click("#btn-pin-ok")
+    page.wait_for_selector("#pin-error:has-text('Wrong PIN.')")
+    page.fill("#pin-input", running.server.guard.pin)
+    page.click("#btn-pin-ok")
+    page.wait_for_selector("#history li:has-text('Counts corrected for Finn')", state="attached")
+
+    running.restart()
+    open_page(page, running)
+    finn = page.locator("#players .player").nth(1)
+    assert "Reserve 4" in finn.inner_text()
+    entry = page.locator("#history li", has_text="Counts corrected for Finn")
+    assert entry.count() == 1
+    page.click("details.history summary")
+    entry.locator("button.undo").click()
+    page.wait_for_selector("#history li.undone:has-text('Counts corrected for Finn')")
+    assert "Reserve 0" in page.locator("#players .player").nth(1).inner_text()

@@ -1,0 +1,159 @@
+"""Camera sources: choosing one, one thread owning it, reopening a camera that stops, with back-off."""
+
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecam.companion import sources
+from tablecam.companion.sources import (BackOff, Camera, CameraStopped, DemoSource, FolderSource, Frame,
+                                        OpenCVSource, open_source)
+from tablecam.errors import UserError
+
+
+class Flaky:
+    """A camera that delivers `good` frames, then fails `bad` reads in a row, then works again."""
+
+    name = "flaky"
+    live = True
+
+    def __init__(self, good=3, bad=5, fail_opens=1):
+        self.good, self.bad, self.fail_opens = good, bad, fail_opens
+        self.opens = self.reads = 0
+        self.threads = set()
+
+    def open(self):
+        self.threads.add(threading.get_ident())
+        self.opens += 1
+        if self.opens <= self.fail_opens:
+            raise CameraStopped("no camera yet")
+
+    def read(self):
+        self.threads.add(threading.get_ident())
+        self.reads += 1
+        if self.good < self.reads <= self.good + self.bad:
+            raise CameraStopped("unplugged")
+        time.sleep(0.005)
+        return Frame(np.zeros((8, 8, 3), np.uint8), self.reads)
+
+    def close(self):
+        self.threads.add(threading.get_ident())
+
+
+def test_a_camera_that_stops_is_reopened_with_back_off_and_the_status_says_so():
+    source = Flaky()
+    statuses = []
+    camera = Camera(source, statuses.append, BackOff(first_s=0.01, longest_s=0.05, stalled_after=2)).start()
+    frames = []
+    deadline = time.monotonic() + 5
+    while len(frames) < 8 and time.monotonic() < deadline:
+        frame = camera.next_frame(timeout=0.2)
+        if frame is not None:
+            frames.append(frame.number)
+    camera.stop()
+    states = [s["state"] for s in statuses]
+    assert states[0] == "reopening" and "running" in states
+    assert "stalling" in states and states.count("reopening") >= 2  # the failed start, then the stall
+    assert source.opens >= 3 and len(frames) >= 8
+    assert len(source.threads) == 1  # one thread owns the camera
+
+
+def test_back_off_grows_and_is_capped():
+    b = BackOff(first_s=0.5, longest_s=30)
+    assert [b.pause(n) for n in (1, 2, 3, 8, 20)] == [0.5, 1.0, 2.0, 30, 30]
+
+
+def test_a_recording_hands_over_every_frame_in_order(tmp_path):
+    for i in range(6):
+        cv2.imwrite(str(tmp_path / f"f{i:02d}.png"), np.full((16, 16, 3), i * 40, np.uint8))
+    (tmp_path / "notes.txt").write_text("not an image")
+    camera = Camera(FolderSource(tmp_path, fps=200), lambda s: None).start()
+    got = []
+    for _ in range(40):
+        frame = camera.next_frame(timeout=0.2)
+        if frame is not None:
+            got.append(int(frame.image[0, 0, 0]))
+            time.sleep(0.02)  # a slow loop must not make the recording skip frames
+        elif camera.status["state"] == "ended":
+            break
+    camera.stop()
+    assert got == [0, 40, 80, 120, 160, 200]
+    assert camera.status["state"] == "ended"
+
+
+def test_a_video_file_plays_to_its_end(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 50, (32, 24))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG AVI files")
+    for i in range(5):
+        writer.write(np.full((24, 32, 3), i * 50, np.uint8))
+    writer.release()
+    source = open_source(str(path))
+    assert isinstance(source, OpenCVSource) and not source.live
+    source.open()
+    frames = [source.read() for _ in range(5)]
+    with pytest.raises(sources.RecordingEnded):
+        source.read()
+    source.close()
+    assert len(frames) == 5
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("usb:x", "usb:N with N a number"),
+    ("nowhere/at/all", "unknown camera"),
+])
+def test_bad_camera_names_are_one_sentence(spec, message):
+    with pytest.raises(UserError, match=message):
+        open_source(spec)
+
+
+def test_a_file_that_is_not_a_video(tmp_path):
+    (tmp_path / "x.txt").write_text("hi")
+    with pytest.raises(UserError, match="not a video file"):
+        open_source(str(tmp_path / "x.txt"))
+
+
+def test_an_empty_folder(tmp_path):
+    with pytest.raises(UserError, match="holds no images"):
+        FolderSource(tmp_path).open()
+
+
+def test_picamera_without_picamera2_is_one_sentence(monkeypatch):
+    monkeypatch.setattr(sources, "Picamera2", None)
+    with pytest.raises(UserError, match="python3-picamera2"):
+        open_source("picamera")
+
+
+def test_auto_falls_back_to_the_demo_without_a_camera(monkeypatch):
+    monkeypatch.setattr(sources, "Picamera2", None)
+    monkeypatch.setattr(sources, "_usb_works", lambda index: False)
+    assert isinstance(open_source("auto"), DemoSource)
+
+
+@pytest.mark.picamera
+@pytest.mark.skipif(sources.Picamera2 is None, reason="picamera2 is only on Raspberry Pi OS (apt python3-picamera2)")
+def test_the_pi_camera_gives_a_frame_and_a_preview():  # pragma: no cover - Raspberry Pi only
+    source = open_source("picamera")
+    source.open()
+    try:
+        frame = source.read()
+    finally:
+        source.close()
+    assert frame.image.shape[2] == 3 and frame.preview is not None
+
+
+def test_the_demo_plays_micropul_with_truth_and_marks_a_new_game():
+    demo = DemoSource(seed=0, resolution=(320, 240), frames_per_state=2, fps=None)
+    demo.open()
+    frames = [demo.read() for _ in range(12)]
+    assert frames[0].truth["game"] == "micropul" and frames[0].image.shape == (240, 320, 3)
+    assert any("a hand is over the table" in f.truth["warnings"] for f in frames)
+    demo.restart()  # the players started a new game: the demo lays out a fresh one
+    first = demo.read()
+    assert len(first.truth["tiles"]) == 1 and not first.game_start
+    assert sources.starts_game(9, 1, True) and not sources.starts_game(9, 1, False)
+    assert not sources.starts_game(0, 1, True) and not sources.starts_game(4, 5, True)

@@ -98,11 +98,41 @@ def random_state(rng: np.random.Generator, geometry: TableGeometry) -> dict:
     return observation_of(state, scene)
 
 
-def game_states(seed: int, geometry: TableGeometry) -> list[dict]:
-    """Every visible state of one random game, on one board layout (the sequence mode)."""
-    states = visible_states(seed)
-    scene = random_scene(np.random.default_rng(seed), states[-1].board.cells, geometry)
+def game_states(seed: int, geometry: TableGeometry, illegal_attempt: bool = True) -> list[dict]:
+    """Every visible state of one random game, on one board layout (the sequence mode).
+
+    With `illegal_attempt`, a player once lays a tile where it clashes and takes it back, as
+    real players do now and then: the demo then shows the companion's warning too.
+    """
+    states: list = visible_states(seed)
+    if illegal_attempt:
+        states = _with_illegal_attempt(states, seed)
+    every_cell = {cell for s in states for cell in s.board.cells}  # the illegal tile's cell too
+    scene = random_scene(np.random.default_rng(seed), every_cell, geometry)
     return [observation_of(s, scene) for s in states]
+
+
+def _with_illegal_attempt(states: list, seed: int) -> list:
+    """The states with one clashing tile laid (from the mover's hand) and then taken back."""
+    from types import SimpleNamespace
+
+    from tablecam.rules.micropul.board import Placed
+    from tablecam.rules.micropul.tiles import ROTATIONS, all_tiles
+
+    rng = np.random.default_rng([seed, 11])
+    start = max(2, len(states) // 4 + int(rng.integers(0, 3)))
+    for k in range(start, len(states) - 1):
+        state = states[k]
+        hand = state.players[state.to_move].hand
+        for index in hand:
+            for cell in state.board.open_cells():
+                for rot in ROTATIONS:
+                    face = all_tiles()[index].face.rotated(rot)
+                    if (state.board.check(cell, face).reason or "").startswith("colour clash"):
+                        wrong = SimpleNamespace(board=state.board.with_tile(cell, Placed(face, index, rot)),
+                                                stones=state.stones)
+                        return states[:k + 1] + [wrong, state] + states[k + 1:]
+    return states
 
 
 # --- checking an Observation and making its truth ------------------------------------------------

@@ -3,7 +3,8 @@
 Each stable state is held for a few frames (only the sensor noise changes); between two
 states a hand reaches in, the pieces change under it, and it pulls back (those frames are
 `stable=False` and their truth warns of the hand). When a game ends the next one starts with
-the next seed, so the stream runs as long as it is read.
+the next seed, so the stream runs as long as it is read. Every frame's truth names its
+`game_seed`, so a consumer can tell when a new game starts.
 """
 
 from __future__ import annotations
@@ -67,12 +68,12 @@ def sequence(game: str, seed: int = 0, camera: CameraModel | None = None, nuisan
                         stage.add_hand(shown, at)
                         image = stage.expose(stage.develop(shown), rng)
                         truth = make_truth(game, p, pts, sc, stage, shown, at, frame_id)
-                        yield Frame(image, truth, False)
+                        yield Frame(image, dict(truth, game_seed=game_seed), False)
                         frame_id += 1
             clean = stage.develop(canvas)
             truth = make_truth(game, part, points, scene, stage, canvas, None, 0)
             for _ in range(frames_per_state):
-                yield Frame(stage.expose(clean, rng), dict(truth, frame_id=frame_id), True)
+                yield Frame(stage.expose(clean, rng), dict(truth, frame_id=frame_id, game_seed=game_seed), True)
                 frame_id += 1
             before = (part, points, scene, canvas)
         game_seed += 1

@@ -178,7 +178,8 @@ def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], 
         need_pin(data)
         kind = data.get("kind")
         if not isinstance(kind, str):
-            raise Refused(400, "say which change: accept, reserve, counts, turn or finish.")
+            names = ", ".join(hub.module.CORRECTIONS) if hub.module else "none: no game in progress"
+            raise Refused(400, f"say which change (kind): {names}.")
         payload = {k: v for k, v in data.items() if k not in ("pin", "kind")}
         hub.correct(kind, payload)
         return jsonify(hub.state())

@@ -49,7 +49,7 @@ class Hub:
         self._live_published = 0.0
         self.project: Callable | None = None  # table mm -> normalised picture coordinates
         self.first_run_pin: str | None = None  # shown on the page until the PIN is first used
-        self.new_game_listeners: list[Callable[[], None]] = []
+        self.new_game_listeners: list[Callable[[str], None]] = []  # told the game that starts
         self.closed = False  # set on shutdown: streaming clients stop waiting
         self._resume()
 
@@ -104,7 +104,7 @@ class Hub:
             self._publish()
         if notify:
             for listener in list(self.new_game_listeners):
-                listener()
+                listener(game)
 
     def _record(self, kind: str, payload: dict) -> list[dict]:
         """Log first, then apply: a refused input is marked undone so a rebuild skips it too."""
@@ -127,7 +127,8 @@ class Hub:
         """A players' correction (the PIN was checked by the caller)."""
         with self._lock:
             if self.module is None or kind not in self.module.CORRECTIONS:
-                raise UserError(f"unknown change {kind!r}." if self.module else "no game in progress: start a new game first.")
+                raise UserError(f"unknown change {kind!r}: {self.module.NAME} takes {', '.join(self.module.CORRECTIONS)}."
+                                if self.module else "no game in progress: start a new game first.")
             if kind == "accept" and self.session is not None and "observation" not in payload:
                 # Log the reading confirmed, so a rebuild confirms the same one.
                 if self.session.pending is None:

@@ -176,3 +176,154 @@ def _micropul_fr(event: dict) -> str:
         points = ", ".join(f"{c} {p}" for c, p in event["group_points"].items()) or "aucun"
         return f"Partie terminée. Points des groupes : {points} ; {event['core_left']} tuiles dans la pioche."
     return kind
+
+
+# ---- ENIX, Stixx, Enigmo ------------------------------------------------------------------------------
+# The engines' reasons are English sentences with every detail; the French sentence is built from
+# the event's fields and keeps the engine's reason (in English) only where the detail matters.
+
+STICK_COLOUR_FR = {"red": "rouge", "orange": "orange", "yellow": "jaune", "green": "vert", "blue": "bleu",
+                   "purple": "violet", "grey": "gris"}
+
+
+def _stick(colour: str | None, lang: str) -> str:
+    colour = colour or "?"
+    return STICK_COLOUR_FR.get(colour, colour) if lang == "fr" else colour
+
+
+def _common(event: dict, lang: str) -> str | None:
+    kind = event["event"]
+    if kind == "unexplained":
+        return f"Vérifiez la table : {event['reason']}." if lang == "fr" else f"Please check the table: {event['reason']}."
+    if kind == "unreadable":
+        return (f"Lecture ignorée : {event['reason']}." if lang == "fr"
+                else f"Reading not used: {event['reason']}.")
+    return None
+
+
+def stixx(event: dict, lang: str = "en") -> str:
+    """One sentence saying what a Stixx replay event means for the players."""
+    said = _common(event, lang)
+    if said is not None:
+        return said
+    kind, fr = event["event"], lang == "fr"
+    if kind == "setup":
+        if event["legal"]:
+            return "Plateau prêt : prenez n'importe quel bâton pour commencer." if fr else "Board ready: take any stick to begin."
+        return f"Plateau incorrect : {event['reason']}." if fr else f"The board is not set up right: {event['reason']}."
+    if kind == "pick":
+        who, slot, colour = event["player"] or "?", event["slot"], _stick(event["colour"], lang)
+        if not event["legal"]:
+            if fr:
+                return f"Prise illégale : {who} a pris le bâton {colour} de la rainure {slot}, qui ne touche pas le marqueur ({event['reason']})."
+            return f"Illegal pick: {event['reason']}."
+        return (f"{who} a pris le bâton {colour} (rainure {slot})." if fr
+                else f"{who} took the {colour} stick (slot {slot}).")
+    if kind == "move":
+        who = event["player"] or "?"
+        if not event["legal"]:
+            return f"Déplacement illégal : {event['reason']}." if fr else f"Illegal move: {event['reason']}."
+        return (f"{who} a déplacé un bâton de {event['from']} à {event['to']}." if fr
+                else f"{who} moved a stick from {event['from']} to {event['to']}.")
+    if kind == "declare":
+        return f"Annonce : {event['reason']}." if fr else f"{event['reason'][:1].upper()}{event['reason'][1:]}."
+    if kind == "end":
+        if event["winners"]:
+            names = ", ".join(event["winners"])
+            several = len(event["winners"]) > 1
+            if fr:
+                return f"Partie terminée : {names} {'gagnent' if several else 'gagne'}."
+            return f"Game over: {names} {'win' if several else 'wins'} ({event['reason'].split('; ')[-1]})."
+        why = event["reason"].removeprefix("the game is over: ")
+        return (f"Partie terminée : {why}." if fr else f"Game over: {why}.")
+    return kind
+
+
+def enigmo(event: dict, lang: str = "en") -> str:
+    """One sentence saying what an Enigmo replay event means for the players."""
+    said = _common(event, lang)
+    if said is not None:
+        return said
+    kind, fr = event["event"], lang == "fr"
+    if kind == "roll":
+        a, b = event["dice"]
+        ways = " ou ".join("+".join(map(str, w)) for w in event["options"]) if fr else \
+            " or ".join("+".join(map(str, w)) for w in event["options"])
+        who = event["player"] or "?"
+        if not event["options"]:
+            return f"{who} a fait {a} et {b} : aucun volet à ouvrir." if fr else f"{who} rolled {a} and {b}: no shutter to open."
+        return (f"{who} a fait {a} et {b} : ouvrez le volet {ways}." if fr
+                else f"{who} rolled {a} and {b}: open shutter {ways}.")
+    if kind == "open":
+        opened = "+".join(map(str, event["opened"])) or "—"
+        if not event["legal"]:
+            return (f"Volet interdit ({opened}) : {event['reason']}." if fr
+                    else f"Wrong shutter ({opened}): {event['reason']}.")
+        if not event["complete"]:
+            return f"Volet {opened} ouvert : ouvrez l'autre aussi." if fr else f"Shutter {opened} open: open the other one too."
+        return (f"Volet {opened} ouvert : {_points(event['at_stake'], 'fr')} en jeu." if fr
+                else f"Shutter {opened} open: {_points(event['at_stake'], 'en')} at stake.")
+    if kind == "guess":
+        who, pts = event["player"], event["points"]
+        red = (" (mot rouge : doublé)" if fr else " (red word: doubled)") if event["red"] else ""
+        if event["right"]:
+            return (f"{who} a trouvé le mot : +{pts}{red}. {event['next']} lance ensuite." if fr
+                    else f"{who} found the word: +{pts}{red}. {event['next']} rolls next.")
+        return (f"{who} s'est trompé : {pts}{red}. {event['next']} lance ensuite." if fr
+                else f"{who} missed the word: {pts}{red}. {event['next']} rolls next.")
+    if kind == "final":
+        scores = ", ".join(f"{p} {s}" for p, s in event["scores"].items())
+        winners = ", ".join(event["winners"]) or ("personne" if fr else "nobody")
+        return (f"Partie terminée. Gagnant : {winners}. Scores : {scores}." if fr
+                else f"Game over. Winner: {winners}. Scores: {scores}.")
+    return kind
+
+
+def with_names(text: str, names: dict[str, str]) -> str:
+    """ENIX says players by pawn colour: add the name ("the red pawn" -> "the red pawn (Ann)")."""
+    for colour, name in names.items():
+        text = re.sub(rf"\b{re.escape(colour)}\b(?! \()", f"{colour} ({name})", text)
+    return text
+
+
+def enix(event: dict, lang: str = "en") -> str:
+    """One sentence saying what an ENIX replay event means for the players."""
+    said = _common(event, lang)
+    if said is not None:
+        return said
+    kind, fr = event["event"], lang == "fr"
+    if kind == "layout":
+        if event["kind"] == "setup":
+            return (f"Mise en place {'correcte' if event['legal'] else 'incorrecte'} : {event['reason']}." if fr
+                    else f"Setup {'correct' if event['legal'] else 'not correct'}: {event['reason']}.")
+        if not event["legal"]:
+            return (f"Action de tuile illégale : {event['reason']}. Remettez la tuile." if fr
+                    else f"Illegal tile action: {event['reason']}. Put the tile back.")
+        what = {"rotate": ("tournée", "turned"), "move": ("déplacée", "moved")}.get(event["kind"], (event["kind"],) * 2)
+        return (f"Tuile {event['tile']} {what[0]} : légal." if fr else f"{event['tile']} {what[1]}: legal.")
+    if kind == "pawn_move":
+        if event["legal"]:
+            return (f"Pion {event['colour']} : {event['from']} → {event['to']}, légal (total {event['total']})." if fr
+                    else f"The {event['colour']} pawn walked {event['from']} → {event['to']}: legal (total {event['total']}).")
+        return (f"Marche du pion {event['colour']} illégale : {event['reason']}." if fr
+                else f"Illegal walk: {event['reason']}.")
+    if kind == "order":
+        if event.get("order"):
+            order = ", ".join(event["order"])
+            return f"Ordre de jeu : {order}." if fr else f"Order of play: {order}."
+        battle = " ; ".join(" & ".join(group) for group in event.get("battle") or [])
+        return (f"Égalité, bataille : {battle} ajoutent une carte." if fr
+                else f"Tie, battle: {battle} add a card.")
+    if kind == "cap":
+        if event["on"]:
+            return (f"Le chapeau est sur {event['on']} : aucun pion n'y entre ni n'en sort." if fr
+                    else f"The cap is on {event['on']}: no pawn may enter or leave it.")
+        return "Le chapeau est retiré." if fr else "The cap was taken off."
+    if kind == "final":
+        if not event.get("scores"):
+            return f"Fin de partie : {event['reason']}." if fr else f"Game over: {event['reason']}."
+        winners = ", ".join(event["winners"]) or ("personne" if fr else "nobody")
+        scores = ", ".join(f"{c} {s}" for c, s in event["scores"].items())
+        return (f"Partie terminée. Gagnant : {winners}. Scores : {scores}. {event['reason']}." if fr
+                else f"Game over. Winner: {winners}. Scores: {scores}. {event['reason'][:1].upper()}{event['reason'][1:]}.")
+    return kind

@@ -76,3 +76,30 @@ class DetectorReader:
         obs.setdefault("ms", round((time.perf_counter() - started) * 1000, 1))
         self._last = obs
         return obs
+
+
+class ReaderOfTheGame:
+    """The recogniser of whichever game the players are playing: they may switch on the page.
+
+    Readers are made on first use and kept (each keeps its table lock and warp maps).
+    A game with no recogniser reads nothing, and `on_missing` is told once why.
+    """
+
+    def __init__(self, current_game, make_reader, on_missing=None) -> None:
+        self.current_game = current_game  # () -> game name
+        self.make_reader = make_reader  # game name -> DetectorReader
+        self.on_missing = on_missing  # (game, NoRecogniser) -> None
+        self._readers: dict[str, object] = {}
+        self.name = "recogniser"
+
+    def read(self, frame: Frame) -> dict | None:
+        game = self.current_game()
+        if game not in self._readers:
+            try:
+                self._readers[game] = self.make_reader(game)
+            except NoRecogniser as exc:
+                self._readers[game] = None
+                if self.on_missing:
+                    self.on_missing(game, exc)
+        reader = self._readers[game]
+        return reader.read(frame) if reader is not None else None

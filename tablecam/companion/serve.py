@@ -19,7 +19,7 @@ from tablecam.companion.games import game_module
 from tablecam.companion.i18n import both
 from tablecam.companion.live import Hub, Pictures
 from tablecam.companion.loop import FrameLoop
-from tablecam.companion.readers import DetectorReader, NoRecogniser, SimulatorTruthReader
+from tablecam.companion.readers import DetectorReader, NoRecogniser, SimulatorTruthReader, ReaderOfTheGame
 from tablecam.companion.sources import DEMO_RESOLUTION, Camera, open_source
 from tablecam.companion.store import Store
 from tablecam.errors import UserError
@@ -63,7 +63,7 @@ class Server:
         except (ValueError, UserError) as exc:
             raise UserError(f"the settings in {data_dir} cannot be read: {str(exc).rstrip('.')}.") from None
         source = open_source(config.camera, config.demo_fps, config.demo_frames_per_state,
-                             config.demo_resolution, config.seed)
+                             config.demo_resolution, config.seed, config.game)
         if config.reader == "truth" and source.name != "demo":
             raise UserError("--reader truth needs --camera demo (only the demo knows the truth).")
         self.store = Store(data_dir / "games.sqlite3")
@@ -94,14 +94,16 @@ class Server:
     def _reader(self, settings):
         if self.config.reader == "truth":
             return SimulatorTruthReader()
-        try:
-            return DetectorReader(self.config.game, settings.geometry, settings.camera,
-                                  settings.colour_profile(self.config.game))
-        except NoRecogniser as exc:
+
+        def make(game: str) -> DetectorReader:
+            return DetectorReader(game, settings.geometry, settings.camera, settings.colour_profile(game))
+
+        def missing(game: str, exc: NoRecogniser) -> None:
             # The page still shows the picture and keeps the game log; it says why nothing is read.
             log.warning("%s", exc)
-            self.hub.set_live(reader_error=both("no_detector", game=self.config.game), force=True)
-            return None
+            self.hub.set_live(reader_error=both("no_detector", game=game), force=True)
+
+        return ReaderOfTheGame(lambda: self.hub.module.NAME if self.hub.module else self.config.game, make, missing)
 
     def _camera_status(self, status: dict) -> None:
         if status["state"] == "running":

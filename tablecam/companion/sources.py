@@ -66,7 +66,7 @@ class Source(Protocol):
 
 @dataclass
 class DemoSource:
-    """The simulator's micropul sequence (a hand moves the pieces between stable states), forever."""
+    """The simulator's sequence of the game being played (a hand moves the pieces), forever."""
 
     seed: int = 0
     resolution: tuple[int, int] = DEMO_RESOLUTION
@@ -79,17 +79,19 @@ class DemoSource:
     _number: int = 0
     _restart: bool = False
     _next_at: float = 0.0
-    _tiles_before: int = 0
+    _game_seed: int | None = None  # of the last stable frame: the sequence names each game's seed
 
     def open(self) -> None:
         from tablecam.simulator import CameraModel, sequence
 
         self._frames = sequence(self.game, self.seed, camera=CameraModel.default(resolution=self.resolution),
                                 frames_per_state=self.frames_per_state)
-        self._tiles_before = 0
+        self._game_seed = None
 
-    def restart(self) -> None:
-        """Start a fresh game with the next seed at the next frame (the players began a new game)."""
+    def restart(self, game: str | None = None) -> None:
+        """Start a fresh game (of `game`, when given) with the next seed at the next frame."""
+        if game:
+            self.game = game
         self._restart = True
 
     def read(self) -> Frame:
@@ -106,19 +108,15 @@ class DemoSource:
             self._next_at = max(self._next_at, time.monotonic() - 1.0) + 1.0 / self.fps
         shot = next(self._frames)
         self._number += 1
-        tiles = len(shot.truth.get("tiles", []))
-        started = starts_game(self._tiles_before, tiles, shot.stable)
+        seed = shot.truth.get("game_seed")
+        started = shot.stable and self._game_seed is not None and seed != self._game_seed
         if shot.stable:
-            self._tiles_before = tiles
+            self._game_seed = seed
         return Frame(shot.image, self._number, truth=shot.truth, game_start=started)
 
     def close(self) -> None:
         self._frames = None
 
-
-def starts_game(tiles_before: int, tiles_now: int, stable: bool) -> bool:
-    """The demo sequence lays the next game's start tile alone after a full board: a new game."""
-    return stable and tiles_now == 1 and tiles_before > 1
 
 
 @dataclass
@@ -277,10 +275,10 @@ def _usb_works(index: int) -> bool:
 
 
 def open_source(spec: str, demo_fps: float | None = 5.0, demo_frames_per_state: int = 4,
-                demo_resolution: tuple[int, int] = DEMO_RESOLUTION, seed: int = 0) -> Source:
+                demo_resolution: tuple[int, int] = DEMO_RESOLUTION, seed: int = 0, game: str = "micropul") -> Source:
     """`auto`, `demo`, `picamera`, `usb:N`, a video file or a folder of images -> a Source (not yet open)."""
     def demo() -> Source:
-        return DemoSource(seed, demo_resolution, demo_frames_per_state, demo_fps)
+        return DemoSource(seed, demo_resolution, demo_frames_per_state, demo_fps, game)
 
     if spec == "demo":
         return demo()
@@ -355,7 +353,7 @@ class Camera:
     def alive(self) -> bool:
         return self._thread.is_alive()
 
-    def restart_game(self) -> None:
+    def restart_game(self, game: str | None = None) -> None:
         """Ask a demo source for a fresh game (the players started a new one).
 
         Frames of the old game still on their way are dropped: held long enough they would
@@ -365,7 +363,7 @@ class Camera:
             return
         with self._slot:
             self._generation += 1
-            restart()
+            restart(game)
             self._taken = True
             self._slot.notify_all()
 

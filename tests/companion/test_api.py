@@ -56,7 +56,7 @@ def test_a_new_game_with_the_pin_and_its_state(served):
     ("/api/game", "{not json", "PIN", 400, "not valid JSON"),
     ("/api/game", "[1, 2]", "PIN", 400, "must be a JSON object"),
     ("/api/game", {"game": "chess", "players": PLAYERS}, "PIN", 400, "unknown game 'chess'"),
-    ("/api/game", {"game": "enix", "players": PLAYERS}, "PIN", 400, "cannot be followed live yet"),
+    ("/api/game", {"game": "stixx", "players": PLAYERS}, "PIN", 400, "colour must be one of"),
     ("/api/game", {"players": PLAYERS}, "PIN", 400, "say which game"),
     ("/api/game", {"game": "micropul", "players": [{"name": "A"}]}, "PIN", 400, "stones must be one of"),
     ("/api/correction", {"kind": "reserve"}, "PIN", 400, "no game in progress"),

@@ -22,8 +22,8 @@ def test_the_micropul_recogniser_reads_a_demo_frame(demo_frame):
 
 
 def test_a_game_without_a_recogniser_says_so():
-    with pytest.raises(NoRecogniser, match="no recogniser for enix"):
-        DetectorReader("enix")
+    with pytest.raises(NoRecogniser, match="no recogniser for go"):
+        DetectorReader("go")
 
 
 def test_the_truth_seam_returns_only_the_observation(demo_frame):

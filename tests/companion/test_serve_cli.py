@@ -13,7 +13,6 @@ TABLECAM = str(Path(sys.executable).with_name("tablecam"))
     (["--camera", "usb:x"], "usb:N with N a number"),
     (["--camera", "/no/such/camera"], "unknown camera"),
     (["--game", "chess"], "unknown game 'chess'"),
-    (["--game", "stixx"], "cannot be followed live yet"),
     (["--camera", "demo", "--port", "70000"], "port must be 0 to 65535"),
     (["--camera", "demo", "--hold", "0"], "--hold must be 1 to 100"),
 ])

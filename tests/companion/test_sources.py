@@ -155,5 +155,17 @@ def test_the_demo_plays_micropul_with_truth_and_marks_a_new_game():
     demo.restart()  # the players started a new game: the demo lays out a fresh one
     first = demo.read()
     assert len(first.truth["tiles"]) == 1 and not first.game_start
-    assert sources.starts_game(9, 1, True) and not sources.starts_game(9, 1, False)
-    assert not sources.starts_game(0, 1, True) and not sources.starts_game(4, 5, True)
+    demo.restart("stixx")  # the players chose another game: the demo lays that one out
+    assert demo.read().truth["game"] == "stixx"
+
+
+def test_the_demo_says_when_its_next_game_starts():
+    demo = DemoSource(seed=0, resolution=(320, 240), frames_per_state=1, fps=None)
+    demo.open()
+    starts = []
+    for _ in range(1500):  # game 0 is 46 states of 1 still + 8 hand frames each
+        frame = demo.read()
+        if frame.game_start:
+            starts.append(frame.truth["game_seed"])
+            break
+    assert starts == [1]  # game 0 ended, game 1 began; nothing before counted as a start

@@ -19,7 +19,7 @@ from types import ModuleType
 from tablecam.errors import UserError
 
 # Games whose companion part exists; the others are recognised names with no page yet.
-AVAILABLE = ("micropul",)
+AVAILABLE = ("micropul", "enix", "stixx", "enigmo")
 KNOWN = ("micropul", "enix", "stixx", "enigmo")
 
 

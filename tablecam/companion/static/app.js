@@ -128,7 +128,9 @@ function fillNewGame() {
   const count = current ? current.length : Math.max(2, info.min);
   for (let i = 0; i < count; i++) {
     const p = current ? current[i] : null;
-    box.append(playerRow(i, p ? p.name : `${t("player")} ${i + 1}`, p ? p.stone_colour : info.colours[i], info.colours));
+    // A colour of another game's players is not offered here: fall back to this game's own.
+    const colour = p && info.colours.includes(p.stone_colour) ? p.stone_colour : info.colours[i];
+    box.append(playerRow(i, p ? p.name : `${t("player")} ${i + 1}`, colour, info.colours));
   }
 }
 $("btn-new").addEventListener("click", () => {

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from tablecam.errors import UserError
 
-# game -> the vision module whose detect(image, geometry, profile, colours, state, frame_id) reads it.
-DETECTORS = {"micropul": "tablecam.vision.micropul"}
 ALL_GAMES = ("micropul", "enix", "stixx", "enigmo")
+# game -> the vision module whose detect(image, geometry, profile, colours, state, frame_id) reads it;
+# a game's detector plugs in by existing.
+DETECTORS = {game: f"tablecam.vision.{game}" for game in ALL_GAMES}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +38,15 @@ def detector_for(game: str):
     """The vision module that reads `game`, or a one-sentence UserError."""
     if game not in ALL_GAMES:
         raise UserError(f"unknown game {game!r}: choose one of {', '.join(ALL_GAMES)}.")
-    if game not in DETECTORS:
-        raise UserError(f"there is no {game} detector yet: only {', '.join(sorted(DETECTORS))} can be read from a photo.")
-    return importlib.import_module(DETECTORS[game])
+    try:
+        module = importlib.import_module(DETECTORS[game])
+    except ModuleNotFoundError as exc:
+        if exc.name != DETECTORS[game]:
+            raise
+        module = None
+    if module is None or not callable(getattr(module, "detect", None)):
+        raise UserError(f"there is no {game} detector yet.")
+    return module
 
 
 def detect_file(game: str, image_path: str | Path, settings, frame_id: int = 0) -> dict:

@@ -1,0 +1,112 @@
+"""Speed and accuracy of the Enigmo detector on simulator renders (2028x1520, one core).
+
+    .venv/bin/python bench/enigmo_detect.py [--scenes 20] [--clean]
+
+Each scene is `render_random("enigmo", seed)` (random camera mount, light, table, props, hands)
+or, with --clean, a clean shot of a random state from the default camera. The detector runs as
+in the companion's frame loop (EnigmoDetector: the table lock is kept): the first frame of a
+scene locks the table and is timed apart; the next three frames are timed. Prints ms per frame
+(median, p95; wall clock, and this process's CPU time, which other programs on a shared machine
+do not stretch), shutters read right, and dice read right / wrong / null / missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tablecam.simulator import Nuisances, random_state, render, render_random  # noqa: E402
+from tablecam.vision.enigmo import EnigmoDetector, EnigmoSettings  # noqa: E402
+from tablecam.vision.enigmo_shutters import ShutterRow  # noqa: E402
+
+MATCH_MM = 10.0  # a die read within this of a true die is that die (the top face is 16 mm up)
+
+
+def score_dice(truth: list[dict], read: list[dict]) -> dict:
+    out = {"right": 0, "wrong": 0, "null": 0, "missed": 0, "extra": 0}
+    used = set()
+    for t in truth:
+        best, dist = None, MATCH_MM
+        for i, r in enumerate(read):
+            d = math.dist(t["center_mm"], r["center_mm"])
+            if i not in used and d <= dist:
+                best, dist = i, d
+        if best is None:
+            out["missed"] += 1
+            continue
+        used.add(best)
+        v = read[best]["value"]
+        out["null" if v is None else ("right" if v == t["value"] else "wrong")] += 1
+    out["extra"] = sum(1 for i, r in enumerate(read) if i not in used and r["value"] is not None)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=20)
+    parser.add_argument("--clean", action="store_true", help="clean shots from the default camera")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    ms, cpu, first = [], [], []
+    shutters_right = shutters_total = 0
+    totals = {"right": 0, "wrong": 0, "null": 0, "missed": 0, "extra": 0}
+    rng = np.random.default_rng(2028)
+    for seed in range(args.scenes):
+        if args.clean:
+            state = random_state("enigmo", rng)
+            shot = render(state, nuisances=Nuisances.none(), seed=seed)
+        else:
+            shot = render_random("enigmo", seed)
+        truth = shot.truth
+        frame = shot.image
+        detector = EnigmoDetector(EnigmoSettings(shutter_row=ShutterRow.from_list(truth["shutter_row_mm"])))
+        t0 = time.perf_counter()
+        try:
+            obs = detector.detect(frame, 0)
+        except Exception as exc:  # a render whose markers a hand covers: counted, not fatal
+            print(f"seed {seed}: {exc}")
+            continue
+        first.append((time.perf_counter() - t0) * 1000)
+        for k in range(1, 4):
+            t0, c0 = time.perf_counter(), time.process_time()
+            obs = detector.detect(frame, k)
+            ms.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+        shutters_total += 10
+        shutters_right += sum(1 for a, b in zip(obs["shutters"] or [None] * 10, truth["shutters"]) if a == b)
+        for key, n in score_dice(truth["dice"], obs["dice"]).items():
+            totals[key] += n
+    if not ms:
+        print("no scene could be read")
+        return 1
+    ms.sort()
+    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    print(f"scenes: {args.scenes} ({'clean' if args.clean else 'random nuisances'}), frames timed: {len(ms)}, "
+          f"2028x1520, one core")
+    cpu.sort()
+    print(f"ms per frame: median {statistics.median(ms):.1f}, p95 {p95:.1f}, max {ms[-1]:.1f}; "
+          f"first frame (table lock) median {statistics.median(first):.1f}")
+    # other programs on a shared machine stretch the wall clock; the CPU time is this process's own
+    print(f"CPU ms per frame: median {statistics.median(cpu):.1f}, "
+          f"p95 {cpu[min(len(cpu) - 1, int(round(0.95 * (len(cpu) - 1))))]:.1f}; "
+          f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"shutters read right: {shutters_right}/{shutters_total}")
+    dice = sum(totals[k] for k in ("right", "wrong", "null", "missed"))
+    print(f"dice: {dice}; right {totals['right']}, wrong {totals['wrong']}, null {totals['null']}, "
+          f"missed {totals['missed']}; dice read where there is none: {totals['extra']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

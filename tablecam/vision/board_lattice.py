@@ -1,0 +1,320 @@
+"""A square board lattice (tiles laid edge to edge, the board turned by any angle) from marks on it.
+
+The marks are points that sit at known places inside the cells: for micropul, a micropul disc
+lies `site` = 0.283 of a side from its tile's centre along both axes, one per quadrant. Such
+points, written in cell units, have fractional parts of +-site along each axis, so the second
+harmonic of their positions (period half a cell) is coherent for the right angle and phase and
+washes out for a wrong one and for clutter. That gives the angle and the phase modulo half a
+cell robustly; the half-cell ambiguity is settled by which choice puts the points nearest their
+sites, and a weighted least-squares fit over the inliers then gives the final pose.
+
+Plain numpy; angles in degrees clockwise as seen from above (table y points to the near side),
+as everywhere in tablecam.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+INLIER_UNITS = 0.08  # how far (cell units) a mark may lie from its site while the pose settles: 2.4 mm
+TIGHT_UNITS = 0.045  # 1.35 mm: the final fit uses only marks this close to a site
+COARSE_STEP_DEG = 1.0
+FINE_STEP_DEG = 0.1
+PEAKS_TRIED = 4
+COST_SCALE_UNITS = 0.035  # 1 mm on a 30 mm tile
+PHASE_SEEDS = 12  # the strongest marks, each tried on its four sites
+REFINE_ROUNDS = 6
+BEND_ROUNDS = 4
+BENT_GAIN = 1.2  # a bend is kept when it brings this many times the straight lattice's inliers
+CLUSTER_GAP = 2  # cells: a tile whose marks were all missed does not split the board
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """Cells of side `pitch_mm`, cell (0, 0) centred on `origin_mm`, axes turned by `angle_deg`."""
+
+    angle_deg: float
+    origin_mm: tuple[float, float]
+    pitch_mm: float
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """Lattice directions -> table directions (a column per lattice axis)."""
+        a = math.radians(self.angle_deg)
+        return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+    def to_units(self, points_mm) -> np.ndarray:
+        """Table mm (N, 2) -> lattice units (N, 2); cell centres at whole numbers."""
+        p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2) - self.origin_mm
+        return p @ self.rotation / self.pitch_mm
+
+    def to_mm(self, units) -> np.ndarray:
+        """Lattice units (N, 2) -> table mm (N, 2)."""
+        u = np.asarray(units, dtype=np.float64).reshape(-1, 2)
+        return u * self.pitch_mm @ self.rotation.T + self.origin_mm
+
+    def cell_of(self, points_mm) -> np.ndarray:
+        """The (i, j) cell each point falls in, (N, 2) int."""
+        return np.round(self.to_units(points_mm)).astype(int)
+
+
+@dataclass(frozen=True, eq=False)
+class Bend:
+    """A smooth correction (mm) of a lattice's cell centres, quadratic in lattice units: what an
+    uncalibrated lens does to a straight board over the table."""
+
+    coefficients: np.ndarray  # (terms, 2)
+
+    def at(self, units) -> np.ndarray:
+        u = np.asarray(units, dtype=np.float64).reshape(-1, 2)
+        return _terms(u, len(self.coefficients)) @ self.coefficients
+
+
+def _terms(u: np.ndarray, count: int) -> np.ndarray:
+    x, y = u[:, 0], u[:, 1]
+    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y][:count])
+
+
+def fit_bend(lattice: Lattice, points_mm, cells, signs, site: float, weights) -> Bend:
+    """The quadratic (affine for few points, none for fewer) field that best moves each mark's
+    site onto the mark, weighted least squares."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    sites = lattice.to_mm(np.asarray(cells) + np.asarray(signs) * site)
+    units = np.asarray(cells, dtype=np.float64)
+    count = 6 if len(p) >= 18 else 3 if len(p) >= 8 else 1 if len(p) >= 3 else 0
+    if count == 0:
+        return Bend(np.zeros((1, 2)))
+    a = _terms(units, count) * np.sqrt(weights)[:, None]
+    b = (p - sites) * np.sqrt(weights)[:, None]
+    coef, *_ = np.linalg.lstsq(a, b, rcond=None)
+    return Bend(coef)
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeFit:
+    lattice: Lattice
+    inliers: np.ndarray  # (N,) bool: the marks that sit on a site of the board
+    cells: np.ndarray  # (N, 2) int: each mark's cell
+    residual_units: np.ndarray  # (N,) distance of each mark from its site, cell units
+    support: float  # summed weight of the inliers
+    bend: Bend  # the lattice's cells as the marks show them: lattice centre + bend.at(cell)
+    # When every inlier sits on the same side of its cell along an axis (three discs in a row),
+    # the marks cannot tell this lattice from the one shifted by 2 * site along that axis: those
+    # lattices, for the caller to try against what the cells look like.
+    alternatives: tuple[Lattice, ...] = ()
+
+
+def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int = 3) -> LatticeFit | None:
+    """The lattice that puts the most weight of `points_mm` on sites (+-site, +-site) of cells.
+
+    None when fewer than `min_marks` marks agree on any lattice (two points fit some lattice
+    whatever they are).
+    """
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if len(p) < 2:
+        return None
+    centre = np.average(p, axis=0, weights=w)
+    q = p - centre  # small numbers: well-conditioned phases
+
+    coarse = np.arange(-45.0, 45.0, COARSE_STEP_DEG)
+    score = _angle_scores(q, w, pitch_mm, coarse)
+    best: tuple[float, Lattice] | None = None
+    # Clutter can make a false peak (wood grain along the table's axes): try the strongest few.
+    for angle in _peaks(coarse, score, PEAKS_TRIED):
+        fine = angle + np.arange(-1.5 * COARSE_STEP_DEG, 1.5 * COARSE_STEP_DEG, FINE_STEP_DEG)
+        angle = float(fine[int(np.argmax(_angle_scores(q, w, pitch_mm, fine)))])
+        candidates = _phase_candidates(p, q, w, pitch_mm, angle, centre, site)
+        costs = _costs(angle, np.array([c.origin_mm for c in candidates]), p, w, pitch_mm, site)
+        k = int(np.argmin(costs))
+        if best is None or costs[k] < best[0]:
+            best = (float(costs[k]), candidates[k])
+    assert best is not None
+    lattice = best[1]
+    previous = None
+    for k in range(REFINE_ROUNDS):  # fit to the inliers, take the inliers of the better pose, repeat
+        res, cells, signs = _sites(lattice, p, site)
+        # Wide at first to gather the board, then tight: a catalyst near a site must not pull the pose.
+        inl = res < (INLIER_UNITS if k < 2 else TIGHT_UNITS)
+        inl &= _main_cluster(cells, w, inl)
+        if inl.sum() < 2:
+            return None
+        if k > 2 and previous is not None and np.array_equal(inl, previous):
+            break
+        previous = inl
+        lattice = _refine(p[inl], w[inl], cells[inl], signs[inl], site, lattice)
+    res, cells, _ = _sites(lattice, p, site)
+    inl = (res < TIGHT_UNITS) & _main_cluster(cells, w, res < TIGHT_UNITS)
+    if inl.sum() < 2:
+        return None
+    if inl.sum() < min_marks:
+        return None
+    canonical = _canonical(lattice, cells[inl])
+    res, cells, signs = _sites(canonical, p, site)
+    # A board seen through an uncalibrated wide lens is bent by millimetres: grow the bend from the
+    # marks near the middle outwards, taking in the marks that sit near their site once bent. A
+    # straight board (a calibrated lens) keeps no bend: fitted to noise, it would only move the
+    # outer cells.
+    rigid_inliers = inl
+    bend = fit_bend(canonical, p[inl], cells[inl], signs[inl], site, w[inl])
+    for _ in range(BEND_ROUNDS):
+        bent = _bent_residual(canonical, bend, p, cells, signs, site)
+        wide = (bent < INLIER_UNITS) & (res < 3 * INLIER_UNITS)
+        wide &= _main_cluster(cells, w, wide)
+        if wide.sum() <= inl.sum():
+            break
+        inl = wide
+        bend = fit_bend(canonical, p[inl], cells[inl], signs[inl], site, w[inl])
+    bent = _bent_residual(canonical, bend, p, cells, signs, site)
+    bent_inliers = (bent < TIGHT_UNITS) & _main_cluster(cells, w, bent < TIGHT_UNITS)
+    if bent_inliers.sum() >= BENT_GAIN * rigid_inliers.sum() + 1:
+        inl, res = bent_inliers, bent
+    else:
+        bend, inl = Bend(np.zeros((1, 2))), rigid_inliers
+    if inl.sum() < min_marks:
+        return None
+    return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), bend,
+                      _mirror_images(canonical, signs[inl], site))
+
+
+def _bent_residual(lattice: Lattice, bend: Bend, p: np.ndarray, cells: np.ndarray, signs: np.ndarray,
+                   site: float) -> np.ndarray:
+    """Each mark's distance (cell units) from its site on the bent lattice."""
+    sites = lattice.to_mm(cells + signs * site) + bend.at(cells)
+    return np.hypot(*(p - sites).T) / lattice.pitch_mm
+
+
+def _mirror_images(lattice: Lattice, signs: np.ndarray, site: float) -> tuple[Lattice, ...]:
+    shifts_u = [0.0] + ([float(2 * site * signs[0, 0])] if np.all(signs[:, 0] == signs[0, 0]) else [])
+    shifts_v = [0.0] + ([float(2 * site * signs[0, 1])] if np.all(signs[:, 1] == signs[0, 1]) else [])
+    out = []
+    for du in shifts_u:
+        for dv in shifts_v:
+            if du or dv:
+                origin = lattice.to_mm(np.array([[du, dv]]))[0]
+                out.append(Lattice(lattice.angle_deg, (float(origin[0]), float(origin[1])), lattice.pitch_mm))
+    return tuple(out)
+
+
+def _angle_scores(q: np.ndarray, w: np.ndarray, pitch: float, angles: np.ndarray) -> np.ndarray:
+    a = np.radians(angles)[:, None]
+    u = (q[:, 0] * np.cos(a) + q[:, 1] * np.sin(a)) / pitch
+    v = (-q[:, 0] * np.sin(a) + q[:, 1] * np.cos(a)) / pitch
+    return np.abs((w * np.exp(4j * np.pi * u)).sum(axis=1)) + np.abs((w * np.exp(4j * np.pi * v)).sum(axis=1))
+
+
+def _peaks(angles: np.ndarray, score: np.ndarray, count: int) -> list[float]:
+    """The `count` highest local maxima of a circular (period 90 degrees) score."""
+    is_peak = (score >= np.roll(score, 1)) & (score >= np.roll(score, -1))
+    order = [i for i in np.argsort(-score) if is_peak[i]]
+    return [float(angles[i]) for i in order[:count]]
+
+
+def _phase_candidates(p, q, w, pitch, angle, centre, site) -> list[Lattice]:
+    """Lattices at `angle` worth trying: the second harmonic's phase (both half-cell choices per
+    axis), and, because other marks can bias that phase (a big tile's rim), the phases that put
+    one of the strongest marks exactly on each of its four possible sites."""
+    out = [_phase_lattice(q, w, pitch, angle, centre, hu, hv) for hu in (0.0, 0.5) for hv in (0.0, 0.5)]
+    rot = Lattice(angle, (0.0, 0.0), pitch).rotation
+    for k in np.argsort(-w)[:PHASE_SEEDS]:
+        for sign in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+            origin = p[k] - rot @ (np.array(sign) * site * pitch)
+            out.append(Lattice(angle, (float(origin[0]), float(origin[1])), pitch))
+    return out
+
+
+def _phase_lattice(q, w, pitch, angle, centre, half_u, half_v) -> Lattice:
+    a = math.radians(angle)
+    u = (q[:, 0] * math.cos(a) + q[:, 1] * math.sin(a)) / pitch
+    v = (-q[:, 0] * math.sin(a) + q[:, 1] * math.cos(a)) / pitch
+    # Marks at +-site (0.283) turn 4*pi*site ~ pi + 0.4 rad: the harmonic points away from the cell centre.
+    u0 = np.angle(-(w * np.exp(4j * np.pi * u)).sum()) / (4 * np.pi) + half_u
+    v0 = np.angle(-(w * np.exp(4j * np.pi * v)).sum()) / (4 * np.pi) + half_v
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    origin = centre + rot @ np.array([u0, v0]) * pitch
+    return Lattice(angle, (float(origin[0]), float(origin[1])), pitch)
+
+
+def _sites(lattice: Lattice, p: np.ndarray, site: float):
+    """Each mark's distance to its nearest site, its cell and the site's signs (+-1, +-1)."""
+    u = lattice.to_units(p)
+    cells = np.round(u).astype(int)
+    f = u - cells
+    signs = np.where(f >= 0, 1, -1)
+    d = np.abs(np.abs(f) - site)
+    return np.hypot(d[:, 0], d[:, 1]), cells, signs
+
+
+def _cost(lattice: Lattice, p: np.ndarray, w: np.ndarray, site: float) -> float:
+    """Weighted robust misfit: a mark on its site costs nothing, one a millimetre or more away
+    almost its full weight. Sharp on purpose: the half-cell-shifted lattice puts every mark only
+    0.066 of a cell (2 mm) from a site."""
+    res, _, _ = _sites(lattice, p, site)
+    return float((w * (1.0 - np.exp(-0.5 * (res / COST_SCALE_UNITS) ** 2))).sum())
+
+
+def _costs(angle: float, origins: np.ndarray, p: np.ndarray, w: np.ndarray, pitch: float, site: float) -> np.ndarray:
+    """`_cost` of many lattices that differ only in origin, at once."""
+    rot = Lattice(angle, (0.0, 0.0), pitch).rotation
+    u = (p[None, :, :] - origins[:, None, :]) @ rot / pitch  # (C, N, 2)
+    f = u - np.round(u)
+    d = np.abs(np.abs(f) - site)
+    res = np.hypot(d[..., 0], d[..., 1])
+    return (w[None, :] * (1.0 - np.exp(-0.5 * (res / COST_SCALE_UNITS) ** 2))).sum(axis=1)
+
+
+def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.ndarray:
+    """Marks in the heaviest group of marked cells, cells at most CLUSTER_GAP apart counting as
+    one group: tiles touch, clutter elsewhere on the table that happens to sit on a site does not."""
+    keep = np.zeros(len(cells), bool)
+    if not inliers.any():
+        return keep
+    weight: dict[tuple[int, int], float] = {}
+    for c, wi in zip(map(tuple, cells[inliers]), w[inliers]):
+        weight[c] = weight.get(c, 0.0) + float(wi)
+    todo = set(weight)
+    best: tuple[float, set] = (-1.0, set())
+    while todo:
+        start = todo.pop()
+        group, stack = {start}, [start]
+        while stack:
+            ci, cj = stack.pop()
+            near = [c for c in todo if abs(c[0] - ci) <= CLUSTER_GAP and abs(c[1] - cj) <= CLUSTER_GAP]
+            for other in near:
+                todo.discard(other)
+                group.add(other)
+                stack.append(other)
+        total = sum(weight[c] for c in group)
+        if total > best[0]:
+            best = (total, group)
+    members = best[1]
+    keep[inliers] = [tuple(c) in members for c in cells[inliers]]
+    return keep
+
+
+def _refine(p, w, cells, signs, site, lattice: Lattice) -> Lattice:
+    """Weighted rigid fit (rotation + translation, side fixed) of the sites to the marks."""
+    pitch = lattice.pitch_mm
+    ideal = (cells + signs * site) * pitch  # in lattice mm, cell (0, 0) at the origin
+    wn = w / w.sum()
+    mi = (wn[:, None] * ideal).sum(axis=0)
+    mp = (wn[:, None] * p).sum(axis=0)
+    cov = ((ideal - mi) * wn[:, None]).T @ (p - mp)
+    # The rotation R maximising sum w p.R ideal: the angle of the 2x2 cross-covariance.
+    a = math.atan2(cov[0, 1] - cov[1, 0], cov[0, 0] + cov[1, 1])
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    origin = mp - rot @ mi
+    return Lattice(math.degrees(a), (float(origin[0]), float(origin[1])), pitch)
+
+
+def _canonical(lattice: Lattice, cells: np.ndarray) -> Lattice:
+    """The same cells with the angle in [-45, 45) and cell (0, 0) in the middle of the marked cells.
+
+    A square lattice turned by 90 degrees about a cell centre is itself: only the axes' names change.
+    """
+    angle = (lattice.angle_deg + 45.0) % 90.0 - 45.0
+    anchor = lattice.to_mm(np.round(np.median(cells, axis=0))[None])[0]
+    return Lattice(angle, (float(anchor[0]), float(anchor[1])), lattice.pitch_mm)

@@ -1,0 +1,111 @@
+"""Round coloured pieces (stones, pawns) lying on neutral ground (paper, printed black and white).
+
+Colourfulness is measured as the spread between a pixel's channels relative to the local paper
+white, not to the pixel's own brightness: black ink then stays neutral even where sensor noise
+tints it, while a red or blue stone stands out at any brightness. The image must be white
+balanced (calibration.light), so that paper is grey whatever the lamp.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+MIN_COLOURFULNESS = 0.2  # paper and ink stay below ~0.08 after white balance, stones reach 0.4-0.8
+
+
+@dataclass(frozen=True)
+class Blob:
+    centre_px: tuple[float, float]
+    diameter_px: float
+    bgr: tuple[float, float, float]  # median colour of the blob's inner part
+
+
+def colourfulness(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """(max - min channel) / local white, float32."""
+    b, g, r = cv2.split(bgr)
+    spread = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    return spread.astype(np.float32) / np.maximum(white.astype(np.float32), 16.0)
+
+
+def round_colour_blobs(bgr: np.ndarray, white: np.ndarray, where: np.ndarray, diameter_px: float,
+                       size_tolerance: float = 0.45) -> list[Blob]:
+    """Coloured round blobs of about `diameter_px` inside the mask `where`.
+
+    A blob counts when its area is within `size_tolerance` (relative) of the disc's, it is about as
+    wide as high and it fills most of its box; bigger coloured areas (a hand, a sleeve) do not.
+    """
+    colourful = (colourfulness(bgr, white) > MIN_COLOURFULNESS) & where
+    return _blobs(bgr, colourful, diameter_px, size_tolerance)
+
+
+def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarray], diameter_px: float,
+                     size_tolerance: float = 0.45, max_coloured: float = 0.5, balance=None) -> list[Blob]:
+    """`round_colour_blobs` inside each polygon of `regions` (pixel corners) on its own, so that a
+    piece near a region's edge is not joined to coloured things beyond it (a cloth table next to a
+    tile). A region mostly coloured (bare table, a hand) is skipped. `balance`: a function that
+    white-balances a BGR image, applied to the regions only."""
+    h, w = white.shape
+    if not regions:
+        return []
+    box = np.concatenate(regions)
+    bx0, by0 = np.maximum(np.floor(box.min(axis=0)).astype(int), 0)
+    bx1, by1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 1, (w, h))
+    if bx1 - bx0 < 3 or by1 - by0 < 3:
+        return []
+    roi = bgr[by0:by1, bx0:bx1]
+    roi_white = white[by0:by1, bx0:bx1]
+    if balance is not None:
+        roi = balance(roi)
+        # The local white of the balanced image: the closing of its grey, as `white` was made.
+        k = max(3, int(round(diameter_px * 1.2)) | 1)
+        roi_white = cv2.morphologyEx(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), cv2.MORPH_CLOSE,
+                                     cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    colourful = np.zeros((h, w), bool)
+    colourful[by0:by1, bx0:bx1] = colourfulness(roi, roi_white) > MIN_COLOURFULNESS
+    balanced = np.zeros_like(bgr)
+    balanced[by0:by1, bx0:bx1] = roi
+    bgr = balanced
+    out = []
+    for poly in regions:
+        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
+        sel = colourful[y0:y1, x0:x1] & inside.astype(bool)
+        if sel.sum() > max_coloured * inside.sum():
+            continue
+        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance):
+            out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr))
+    return out
+
+
+def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tolerance: float) -> list[Blob]:
+    mask = colourful.astype(np.uint8)
+    k = max(3, int(round(diameter_px / 5)) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    area_disc = math.pi * diameter_px * diameter_px / 4
+    out = []
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        if not (1 - size_tolerance) * area_disc <= area <= (1 + size_tolerance) * area_disc:
+            continue
+        if max(w, h) > 1.5 * min(w, h) or area < 0.6 * w * h:
+            continue
+        blob = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        inner = cv2.erode(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        use = inner if np.count_nonzero(inner) >= 6 else blob
+        pixels = bgr[y:y + h, x:x + w][use.astype(bool)].astype(np.float32)
+        # The lamp's highlight on a glossy piece is white: take the colour from its most coloured half.
+        spread = pixels.max(axis=1) - pixels.min(axis=1)
+        colour = np.median(pixels[spread >= np.median(spread)], axis=0)
+        out.append(Blob((float(centroids[i][0]), float(centroids[i][1])), 2 * math.sqrt(area / math.pi),
+                        tuple(float(c) for c in colour)))
+    return out

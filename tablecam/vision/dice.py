@@ -1,0 +1,295 @@
+"""Dice seen from above: where each die lies and the number on its top face, read from its pips.
+
+`read_dice(image)` works on any photo (no table needed):
+
+1. pips: round blobs darker or brighter than their surround (`pips.find_pips`), searched on a
+   pyramid so that pips of about 1 to 50 px radius are each seen at a scale where they are 2-6 px;
+   a photo squeezed by its publisher (every pip the same ellipse) is un-squeezed first;
+2. lattices: every pip of a die sits on a 3x3 lattice of places; each pair of similar pips
+   proposes the few lattices it can belong to, and lattices re-fitted to the pips they land on
+   allow for a slanted view (`pip_lattice.pair_hypotheses`, `refine`);
+3. reading by sampling: each lattice's nine places, the face between them and the table just
+   outside are sampled (`pip_lattice.check`); the places that are pips must make one of the six
+   layouts, the face must be even and the die must stand out from the table. A lone pip is a 1
+   only when the face all around it is clean;
+4. one reading per die: the one that accounts for the most pips wins; a value is withdrawn when a
+   pip seen at another scale lies on the face off the layout's places.
+
+A die that cannot be read for sure is still reported, with `value=None`: a guess dressed as a
+fact would make the companion flag an illegal move that never happened.
+
+With a known pip size (`pip_radius_px`, a camera over a table) only windows around dark (or
+bright) spots of a half-size copy are read, at one scale: a 2028x1520 frame costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.images import check_frame, to_grey
+from tablecam.errors import UserError
+from tablecam.vision.pip_lattice import LAYOUT_PLACES, Lattices, Reading, check, choose, pair_hypotheses, refine
+from tablecam.vision.pips import MIN_CONTRAST, Pip, find_pips
+
+# Side of a die face over the lattice step a. Standard dice put the corner pips at about
+# 0.25-0.3 of the side from the centre; 0.27 is the middle (and the simulator's die).
+SIDE_PER_STEP = 1 / 0.27
+MIN_SIDE_PX = 18.0  # smallest die (top face side, in the photo's pixels) read on a photo of unknown scale
+_POLARITIES = {"both": (True, False), "dark": (True,), "bright": (False,)}
+# Steps (in pip radii) tried around a lone pip: the pip of a 1 is from a fifth to a twelfth of
+# the side (big pips of ring dice to small pips).
+_LONE_STEPS = (1.6, 2.0, 2.5, 3.1, 3.9, 4.8)
+_LONE_MARGIN = 0.6  # every place of a lone pip's face within 20 % of the pip's contrast of the face
+
+
+@dataclass(frozen=True)
+class Die:
+    value: int | None  # 1..6, or None when the pips do not say it for sure
+    box_px: tuple[int, int, int, int]  # x0, y0, x1, y1 of the top face, in the image's pixels
+    centre_px: tuple[float, float]
+    confidence: float  # 0..1; below about 0.5 the value is None
+    side_px: float = 0.0  # side of the top face
+    angle_deg: float = 0.0  # direction of a face edge, 0..90
+    pips: int = 0  # lattice places that read as pips (the value, when there is one)
+    dark_pips: bool = True  # black pips on a lighter face (False: light pips on a darker face)
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "box_px": list(self.box_px),
+                "centre_px": [round(self.centre_px[0], 1), round(self.centre_px[1], 1)],
+                "confidence": round(self.confidence, 2)}
+
+
+def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str = "both",
+              min_contrast: float = MIN_CONTRAST, square_pixels: bool = False) -> list[Die]:
+    """Every die found in a BGR or grey photo, top face read from its pips.
+
+    `pip_radius_px`: when the scale is known (a camera over a table), only pips of about that
+    radius are looked for, and only around dark (or bright) spots found on a half-size copy, so
+    a large frame costs a few milliseconds. Otherwise pips of 1 to 40 px radius are looked for.
+    `pips`: "dark" (black pips on a light die), "bright" or "both". `min_contrast`: the weakest
+    pip against its face, in grey levels. Photos whose pixels are not square (stretched by some
+    publisher) are un-stretched first, unless `square_pixels`.
+    """
+    grey = to_grey(check_frame(image))
+    if min(grey.shape) < 16:
+        raise UserError(f"the image is too small ({grey.shape[1]}x{grey.shape[0]} px) to hold a die.")
+    if pips not in _POLARITIES:
+        raise UserError(f"pips must be one of {', '.join(_POLARITIES)}, not {pips!r}.")
+    polarities = _POLARITIES[pips]
+    if pip_radius_px is not None:
+        if not (isinstance(pip_radius_px, (int, float)) and 0.5 <= pip_radius_px <= 100):
+            raise UserError(f"the pip radius must be 0.5 to 100 pixels, not {pip_radius_px}.")
+        return _read_known_scale(grey, float(pip_radius_px), polarities, min_contrast)
+    scales = _scales(grey.shape)
+    work, levels = grey, _pyramid(grey, scales, polarities, min_contrast)
+    stretch = 1.0 if square_pixels else _stretch(levels)
+    if stretch != 1.0:
+        width = max(16, int(round(grey.shape[1] / stretch)))
+        work = cv2.resize(grey, (width, grey.shape[0]), interpolation=cv2.INTER_AREA)
+        levels = _pyramid(work, scales, polarities, min_contrast)
+    sx = grey.shape[1] / work.shape[1]
+    dice: list[Die] = []
+    all_pips: list[tuple[float, float, float, bool]] = []  # x, y, radius (full-size px), dark
+    for scale, level, found in levels:
+        for polarity in found:
+            all_pips.extend((p.x / scale * sx, p.y / scale, p.radius / scale, p.dark) for p in polarity)
+            for die in _read_level(level, polarity):
+                dice.append(_to_full(die, scale, sx))
+    # below this a photo holds too few pixels per pip to tell a die from a speckled carpet
+    kept = _suppress([d for d in dice if d.side_px >= MIN_SIDE_PX])
+    return [_unless_stray_pips(d, all_pips) for d in kept]
+
+
+def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -> Die:
+    """The die with its value withdrawn when a pip seen at any scale lies on its face off the
+    places its value puts pips on (a face read at one scale as a 1 may show four pips at another)."""
+    if die.value is None or not pips:
+        return die
+    arr = np.array([p for p in pips if p[3] == die.dark_pips])
+    if len(arr) == 0:
+        return die
+    step = die.side_px / SIDE_PER_STEP
+    t = math.radians(die.angle_deg)
+    rel = arr[:, :2] - np.array(die.centre_px)
+    a = (rel[:, 0] * math.cos(t) + rel[:, 1] * math.sin(t)) / step
+    b = (-rel[:, 0] * math.sin(t) + rel[:, 1] * math.cos(t)) / step
+    alike = (arr[:, 2] >= 0.15 * step) & (arr[:, 2] <= 0.7 * step)
+    on_face = alike & (np.maximum(np.abs(a), np.abs(b)) <= 1.6)
+    if not on_face.any():
+        return die
+    places = np.array(LAYOUT_PLACES[die.value], dtype=np.float64)
+    # a layout's places, turned by any quarter turn (the die's angle is known modulo 90 degrees)
+    turned = np.vstack([places, places[:, ::-1] * np.array([-1, 1])])
+    d = np.min(np.hypot(a[on_face, None] - turned[None, :, 0], b[on_face, None] - turned[None, :, 1]), axis=1)
+    return die if np.all(d <= 0.5) else replace(die, value=None, confidence=0.0)
+
+
+def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, ...],
+                      min_contrast: float) -> list[Die]:
+    """Dice whose pips are about `radius` px: windows around candidate pips, read one by one."""
+    scale = 1.0 if 2.0 <= radius <= 5.5 else 3.5 / radius
+    side = radius / 0.1  # a die's side is about ten pip radii
+    dice: list[Die] = []
+    for dark in polarities:
+        for x0, y0, x1, y1 in _windows(grey, radius, dark, min_contrast, side):
+            level = _resize(grey[y0:y1, x0:x1], scale)
+            # with a known scale only readings of the right size count, so the pip finder may
+            # let in pips that touch a die's shaded rim
+            found = find_pips(level, dark, min_contrast=min_contrast, ring_floor=0.15, ring_share=0.3)
+            for die in _read_level(level, found, rim=False, step=0.27 * side * scale):
+                d = _to_full(die, scale, 1.0)
+                cx, cy = d.centre_px
+                b = d.box_px
+                dice.append(replace(d, centre_px=(cx + x0, cy + y0), box_px=(b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0)))
+    return _suppress(dice)
+
+
+def _windows(grey: np.ndarray, radius: float, dark: bool, min_contrast: float,
+             side: float) -> list[tuple[int, int, int, int]]:
+    """Image windows (x0, y0, x1, y1) around every pip-like spot of a half-size copy, merged where
+    they overlap; each spans a die and more around each spot."""
+    small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)), interpolation=cv2.INTER_AREA)
+    k = int(round(radius * 2.5)) | 1
+    mean = cv2.blur(small, (k, k))
+    diff = cv2.subtract(mean, small) if dark else cv2.subtract(small, mean)
+    # a pip is a spot against its local mean, and has the face's full brightness close by
+    # (wood grain and cloth weave are spots of the first kind only)
+    near = max(3, int(round(radius * 1.5)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (near, near))
+    reach = cv2.subtract(cv2.dilate(small, kernel), small) if dark else cv2.subtract(small, cv2.erode(small, kernel))
+    mask = ((diff > min_contrast * 0.4) & (reach > min_contrast)).view(np.uint8)
+    found = cv2.findNonZero(mask)
+    if found is None:
+        return []
+    spots = found.reshape(-1, 2).astype(np.float64) * 2 + 1
+    # mark a coarse occupancy grid (cells of half a die) and take its connected parts as windows
+    cell = max(2.0, side / 2)
+    gh, gw = int(math.ceil(grey.shape[0] / cell)) + 1, int(math.ceil(grey.shape[1] / cell)) + 1
+    occupied = np.zeros((gh, gw), np.uint8)
+    gx = np.clip((spots[:, 0] / cell).astype(int), 0, gw - 1)
+    gy = np.clip((spots[:, 1] / cell).astype(int), 0, gh - 1)
+    occupied[gy, gx] = 1
+    occupied = cv2.dilate(occupied, np.ones((5, 5), np.uint8))  # two cells = a die each way
+    m, _, boxes, _ = cv2.connectedComponentsWithStats(occupied, connectivity=8)
+    h, w = grey.shape
+    out = []
+    for bx, by, bw, bh, _a in boxes[1:m]:
+        x0, y0 = int(bx * cell), int(by * cell)
+        x1, y1 = min(int((bx + bw) * cell), w), min(int((by + bh) * cell), h)
+        if x1 - x0 >= 8 and y1 - y0 >= 8:
+            out.append((x0, y0, x1, y1))
+    return out
+
+
+def _scales(shape: tuple[int, int]) -> list[float]:
+    scales = []
+    s = 2.0
+    while min(shape) * s >= 48:
+        scales.append(s)
+        s /= 2
+    return scales
+
+
+def _resize(grey: np.ndarray, scale: float) -> np.ndarray:
+    if abs(scale - 1.0) < 1e-6:
+        return grey
+    size = (max(1, int(round(grey.shape[1] * scale))), max(1, int(round(grey.shape[0] * scale))))
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+
+
+def _pyramid(grey: np.ndarray, scales: list[float], polarities: tuple[bool, ...],
+             min_contrast: float) -> list[tuple[float, np.ndarray, tuple[list[Pip], ...]]]:
+    out = []
+    for scale in scales:
+        level = _resize(grey, scale)
+        out.append((scale, level, tuple(find_pips(level, dark, min_contrast=min_contrast) for dark in polarities)))
+    return out
+
+
+def _stretch(levels) -> float:
+    """How much wider than tall round pips look: 1.0 for a normal photo; a photo squeezed into
+    a square by its publisher shows every pip as the same ellipse."""
+    ratios, weights = [], []
+    for _scale, _level, pips in levels:
+        for p in [p for found in pips for p in found]:
+            if p.radius >= 2.5:
+                ratios.append(math.log(p.elongation))
+                weights.append(p.contrast)
+    if len(ratios) < 3:
+        return 1.0
+    order = np.argsort(ratios)
+    cum = np.cumsum(np.asarray(weights)[order])
+    median = float(np.asarray(ratios)[order][np.searchsorted(cum, cum[-1] / 2)])
+    return float(math.exp(median)) if abs(median) > math.log(1.15) else 1.0
+
+
+# --- one pyramid level ---------------------------------------------------------------------------
+def _read_level(grey: np.ndarray, pips: list[Pip], rim: bool = True, step: float | None = None) -> list[Die]:
+    """Dice read from one pyramid level's pips of one polarity. `step`: the expected lattice
+    step (px) when the dice's size is known; readings far from it are not dice."""
+    if not pips:
+        return []
+    dark = pips[0].dark
+    square = pair_hypotheses(pips)
+    readings = check(grey, dark, Lattices.join([square, refine(square, pips, grey.shape)]), pips, rim)
+    if step is not None:
+        readings = [r for r in readings if 0.7 * step <= r.step <= 1.4 * step]
+    chosen = choose(readings)
+    # A lone pip proposes no pair. It may be a 1 of any size: try lattices of several steps
+    # (the check is nearly blind to the face's turn) and let the face's edge pick the step.
+    lone = [p for p in pips
+            if not any(math.hypot(p.x - r.centre[0], p.y - r.centre[1]) < 2.6 * r.step for r in chosen)]
+    if lone:
+        tries = np.array(_LONE_STEPS) if step is None else np.array([0.85, 1.0, 1.15]) * step
+        n, m = len(lone), len(tries)
+        centres = np.repeat(np.array([(p.x, p.y) for p in lone]), m, axis=0)
+        if step is None:
+            steps = (np.array([p.radius for p in lone])[:, None] * tries[None, :]).ravel()
+        else:
+            steps = np.tile(tries, n)
+        u = np.column_stack([steps, np.zeros(n * m)])
+        v = np.column_stack([np.zeros(n * m), steps])
+        hyp = Lattices(centres, u, v, np.repeat([p.face for p in lone], m).astype(float),
+                       np.repeat([p.contrast for p in lone], m).astype(float),
+                       np.repeat([p.radius for p in lone], m).astype(float))
+        extra = check(grey, dark, hyp, pips, rim)
+        # a lone pip is a 1 only on a face that is clearly face all around it: a corner pip of a
+        # bigger face, taken for a 1, has places off its die, on a table only a little darker
+        chosen = choose(chosen + [r for r in extra if r.value in (1, None) and r.pips == 1 and r.ring >= 0.75
+                                  and r.margin >= _LONE_MARGIN])
+    return [_die(r, dark) for r in chosen]
+
+
+def _die(r: Reading, dark: bool) -> Die:
+    c, u, v = np.array(r.centre), np.array(r.u), np.array(r.v)
+    corners = np.array([c + (sx * u + sy * v) * SIDE_PER_STEP / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    x0, y0 = corners.min(axis=0)
+    x1, y1 = corners.max(axis=0)
+    confidence = r.margin if r.value is not None else 0.0
+    angle = math.degrees(math.atan2(u[1], u[0])) % 90
+    return Die(r.value, (int(x0), int(y0), int(math.ceil(x1)), int(math.ceil(y1))), (float(c[0]), float(c[1])),
+               float(confidence), float(r.step * SIDE_PER_STEP), angle, r.pips, dark)
+
+
+def _to_full(die: Die, scale: float, sx: float) -> Die:
+    x0, y0, x1, y1 = die.box_px
+    box = (int(x0 / scale * sx), int(y0 / scale), int(math.ceil(x1 / scale * sx)), int(math.ceil(y1 / scale)))
+    return replace(die, box_px=box, centre_px=(die.centre_px[0] / scale * sx, die.centre_px[1] / scale),
+                   side_px=die.side_px / scale)
+
+
+def _suppress(dice: list[Die]) -> list[Die]:
+    """One die per place. Of overlapping readings the one that accounts for the most pips wins
+    (a 6 over the 3 its one row could pass for, and a die left unread over a 1 made of one of
+    its pips); then a read value, then the surest."""
+    order = sorted(dice, key=lambda d: (d.pips, d.value is not None, d.confidence), reverse=True)
+    kept: list[Die] = []
+    for d in order:
+        if any(math.dist(d.centre_px, k.centre_px) < 0.75 * max(d.side_px, k.side_px) for k in kept):
+            continue
+        kept.append(d)
+    return sorted(kept, key=lambda d: (d.centre_px[1], d.centre_px[0]))

@@ -1,0 +1,219 @@
+"""Enigmo: a camera frame -> the Enigmo Observation of ARCHITECTURE.md.
+
+    obs = detect(image, shutter_row_mm=[[x, y], ...])            # one photo
+    detector = EnigmoDetector(EnigmoSettings(shutter_row=row))    # a stream (the companion's loop)
+    obs = detector.detect(frame, frame_id=n)
+
+`obs["shutters"]` lists the ten shutters left to right (True = open, None = cannot tell, all
+None while the row is not marked);
+`obs["dice"]` the dice on the table with their value (None = the pips cannot be read for sure)
+and their centre in table mm. The shutter row is not searched for: the user marks its four
+corners once (`shutter_row_from_pixels` turns the taps on the live picture into table mm).
+
+How a frame is read:
+1. the table: the four markers (calibration's tracker keeps the lock between frames);
+2. the shutters: a grid of samples over each shutter, white-balanced on the markers' paper, is
+   judged card-white (open) or coloured plastic (closed) (enigmo_shutters.py);
+3. the dice: black pips on white dice, about `PIP_MM` in radius, found around dark spots of a
+   half-size copy of the frame and read from their pip layout (dice.py); the shutter box and
+   the markers are blanked first, so letters and marker cells cannot pass for pips.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.geometry import MARKER_IDS, TableGeometry
+from tablecam.calibration.images import check_frame, to_grey
+from tablecam.errors import UserError
+from tablecam.vision.dice import Die, read_dice
+from tablecam.vision.enigmo_shutters import SHUTTERS, ShutterRow, judge
+
+GAME = "enigmo"
+DIE_MM = 16.0
+PIP_MM = 1.5  # radius of a pip of a 16 mm die
+MIN_PIP_CONTRAST = 50.0  # black pips on a white die stand out by far more than this (wood grain does not)
+MIN_PIP_PX = 1.2  # a pip narrower than this in the frame cannot be told from noise
+BOX_FRAME_MM = 14.0  # the box's frame around the shutter row (games/enigmo.md model: 12 mm)
+NOT_MARKED = ("the shutter row is not marked yet: mark its four corners once on the live picture "
+              "(top-left, top-right, bottom-right, bottom-left)")
+
+
+@dataclass(frozen=True)
+class EnigmoSettings:
+    geometry: TableGeometry = field(default_factory=TableGeometry)
+    profile: object | None = None  # calibration.lens.CameraProfile
+    shutter_row: ShutterRow | None = None
+    pip_mm: float = PIP_MM
+
+
+class EnigmoDetector:
+    """Reads Enigmo frame after frame, keeping the table lock and the shutter sample points."""
+
+    def __init__(self, settings: EnigmoSettings = EnigmoSettings()) -> None:
+        from tablecam.calibration import TableTracker
+
+        self.settings = settings
+        self._tracker = TableTracker(settings.geometry, settings.profile)
+        self._points: tuple[bytes, ShutterRow, np.ndarray] | None = None
+
+    @property
+    def table(self):
+        """The table as last found (calibration.TableFix), or None before the first frame: what
+        `shutter_row_from_pixels` needs to turn taps on the live picture into table mm."""
+        return self._tracker.locked
+
+    def mark_shutter_row(self, row: ShutterRow | None) -> None:
+        """The user marked (or cleared) the row: use it from the next frame on."""
+        self.settings = EnigmoSettings(self.settings.geometry, self.settings.profile, row, self.settings.pip_mm)
+        self._points = None
+
+    def detect(self, frame: np.ndarray, frame_id: int = 0, state: dict | None = None) -> dict:
+        """The Observation of one frame. `state` (the last Observation) may carry the row's
+        corners (`shutter_row_mm`) when the settings have none."""
+        start = time.perf_counter()
+        frame = check_frame(frame)
+        fix = self._tracker.update(frame)
+        row = self.settings.shutter_row or _row_from_state(state)
+        points_px = None
+        if row is not None:
+            if self._points is None or self._points[0] != fix.lock or self._points[1] != row:
+                self._points = (fix.lock, row, fix.table_to_image(row.points_mm().reshape(-1, 2)))
+            points_px = self._points[2]
+        obs = read_frame(frame, fix, row, points_px, self.settings.pip_mm, frame_id)
+        obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+        return obs
+
+
+def detect(image: np.ndarray, geometry: TableGeometry = TableGeometry(), profile=None, colours=None,
+           state: dict | None = None, frame_id: int = 0, shutter_row_mm=None) -> dict:
+    """The Enigmo Observation of one photo. `shutter_row_mm`: the row's four corners in table mm
+    (else taken from `state["shutter_row_mm"]`; without them every shutter is null, with a warning).
+    `colours` is accepted for the common signature; Enigmo needs no taught colours. Raises
+    UserError (one sentence) when the image is not a usable frame or fewer than three markers show."""
+    from tablecam.calibration import find_table
+
+    start = time.perf_counter()
+    image = check_frame(image)
+    row = ShutterRow.from_list(shutter_row_mm) if shutter_row_mm is not None else _row_from_state(state)
+    fix = find_table(image, geometry, profile)
+    points_px = fix.table_to_image(row.points_mm().reshape(-1, 2)) if row is not None else None
+    obs = read_frame(image, fix, row, points_px, PIP_MM, frame_id)
+    obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+    return obs
+
+
+def shutter_row_from_pixels(corners_px, fix) -> ShutterRow:
+    """The four corners the user tapped on the live picture (image pixels, top-left first,
+    clockwise) -> the row in table mm, checked."""
+    from tablecam.vision.enigmo_shutters import _as_corners, check_corners
+
+    px = np.array(_as_corners(corners_px, "pixels"), dtype=np.float64)
+    mm = fix.image_to_table(px)
+    check_corners(mm, fix.geometry)
+    return ShutterRow(tuple((float(x), float(y)) for x, y in mm))
+
+
+def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.ndarray | None, pip_mm: float,
+               frame_id: int) -> dict:
+    """Shutters and dice of one frame whose table is known (`fix`)."""
+    g = fix.geometry
+    warnings = list(fix.warnings)
+    # ten nulls, not null: the rules keep each shutter's last reading through a null one
+    shutters: list[bool | None] = [None] * SHUTTERS
+    if row is None:
+        warnings.append(NOT_MARKED)
+    else:
+        shutters = _read_shutters(frame, fix, points_px)
+        unclear = [k + 1 for k, s in enumerate(shutters) if s is None]
+        if unclear:
+            warnings.append(f"shutter{'s' if len(unclear) > 1 else ''} {', '.join(map(str, unclear))} "
+                            "cannot be told open or closed (hidden, or half open)")
+    dice = _read_dice(frame, fix, row, pip_mm)
+    if pip_mm * _px_per_mm(fix) < MIN_PIP_PX:
+        warnings.append(f"the dice are too small in the picture to read ({_px_per_mm(fix):.2f} px per mm): "
+                        "bring the camera closer or raise its resolution")
+    for d in dice:
+        if d["value"] is None:
+            x, y = d["center_mm"]
+            warnings.append(f"the die at ({x:.0f}, {y:.0f}) mm cannot be read: its pips are unclear")
+    if len(dice) > 2:
+        warnings.append(f"{len(dice)} dice are on the table; Enigmo rolls two")
+    return {"game": GAME, "frame_id": int(frame_id), "table_mm": [g.width_mm, g.height_mm], "ms": 0.0,
+            "markers_seen": len(fix.markers_seen), "warnings": warnings, "shutters": shutters, "dice": dice,
+            "shutter_row_mm": row.as_list() if row is not None else None}
+
+
+def _read_shutters(frame: np.ndarray, fix, points_px: np.ndarray) -> list[bool | None]:
+    from tablecam.calibration import white_reference
+
+    h, w = frame.shape[:2]
+    px = np.rint(points_px).astype(np.intp)
+    seen = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    samples = frame[np.clip(px[:, 1], 0, h - 1), np.clip(px[:, 0], 0, w - 1)].astype(np.float64)
+    try:
+        samples = white_reference(frame, fix).correct_colours(samples)
+    except UserError:
+        pass  # every marker covered: judge the raw colours
+    per = samples.reshape(SHUTTERS, -1, 3)
+    states, _share = judge(per)
+    outside = ~seen.reshape(SHUTTERS, -1).all(axis=1)
+    return [None if outside[k] else states[k] for k in range(SHUTTERS)]
+
+
+def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float) -> list[dict]:
+    g = fix.geometry
+    grey = to_grey(frame)
+    if grey is frame:
+        grey = grey.copy()
+    # blank what has pip-like marks but is no die: marker cells and the shutter box's letters
+    fill = int(np.median(grey[::16, ::16]))
+    blanks = [_grow(g.marker_corners(m), g.marker_mm * 0.3) for m in MARKER_IDS]
+    if row is not None:
+        blanks.append(_grow(row.corners_mm, BOX_FRAME_MM))
+    for poly_mm in blanks:
+        poly_px = fix.table_to_image(poly_mm)
+        cv2.fillPoly(grey, [np.rint(poly_px).astype(np.int32)], fill)
+    px_per_mm = _px_per_mm(fix)
+    if pip_mm * px_per_mm < MIN_PIP_PX:
+        return []  # read_frame warns: the camera is too far (or its resolution too low) for pips
+    found: list[Die] = read_dice(grey, pip_radius_px=pip_mm * px_per_mm, pips="dark", min_contrast=MIN_PIP_CONTRAST,
+                                 square_pixels=True)
+    out = []
+    for d in found:
+        x, y = (float(v) for v in fix.image_to_table([d.centre_px])[0])
+        if not (0 <= x <= g.width_mm and 0 <= y <= g.height_mm):
+            continue  # off the play area between the markers
+        if row is not None and row.contains_mm((x, y), BOX_FRAME_MM):
+            continue
+        out.append({"value": d.value, "center_mm": [round(x, 1), round(y, 1)]})
+    return sorted(out, key=lambda d: (d["center_mm"][0], d["center_mm"][1]))
+
+
+def _px_per_mm(fix) -> float:
+    """Frame pixels per table mm at the middle of the table."""
+    g = fix.geometry
+    centre = np.array([[g.width_mm / 2, g.height_mm / 2], [g.width_mm / 2 + 10, g.height_mm / 2],
+                       [g.width_mm / 2, g.height_mm / 2 + 10]])
+    c = fix.table_to_image(centre)
+    return float(np.hypot(*(c[1] - c[0])) + np.hypot(*(c[2] - c[0]))) / 20
+
+
+def _grow(poly_mm, by_mm: float) -> np.ndarray:
+    p = np.array(poly_mm, dtype=np.float64)
+    c = p.mean(axis=0)
+    d = p - c
+    n = np.hypot(d[:, 0], d[:, 1])[:, None]
+    return c + d * (n + by_mm * 1.42) / np.maximum(n, 1e-9)
+
+
+def _row_from_state(state: dict | None) -> ShutterRow | None:
+    if isinstance(state, dict) and state.get("shutter_row_mm") is not None:
+        return ShutterRow.from_list(state["shutter_row_mm"])
+    return None

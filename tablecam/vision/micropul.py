@@ -1,0 +1,813 @@
+"""micropul: a camera frame -> the micropul Observation of ARCHITECTURE.md.
+
+    obs = detect(image, profile=camera_profile)              # one photo
+    detector = MicropulDetector(MicropulSettings(profile=...))
+    obs = detector.detect(frame, frame_id=n, state=last_obs)  # a stream: the table lock and warps are kept
+
+How a frame is read:
+1. The table: the four markers give table millimetres (calibration.find_table, or the tracker's lock).
+2. Where the board is: the play area, rectified at 1.2 px/mm and turned into ink darkness (relative
+   to the local paper white). Micropul discs and rings are found as disc-sized spots, weighted by
+   whether paper surrounds them (white-balanced on the markers); the board's lattice (angle,
+   phase) is the one that puts the most of them on micropul sites (board_lattice.py). Clutter,
+   hands and other games do not make such a lattice.
+3. Stones: round colourful blobs on the board's cells (colour_blobs.py); the quadrant under a
+   stone cannot be seen and does not count when its tile is read.
+4. Each cell of the lattice that has discs, and each neighbour (big tiles have no small discs), is
+   cut out of the raw frame at 2 px/mm, aligned on its own ink and read against templates of the
+   printed marks, among the faces of the 48 real tiles only (micropul_faces.py). The board grows
+   cell by cell from the tiles found.
+5. A cell is a tile when its paper is paper (neutral, as bright as the board's) and the best face
+   fits it closely, with ink where the face has micropul. A tile something covers in part (a hand)
+   or whose best face is not clearly better than the next is reported with `quadrants: null` and a
+   warning: never a guess. The set has one copy of each tile: a tile read elsewhere on the board
+   rules a candidate out, which can settle a quadrant a stone hides.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.geometry import TableGeometry
+from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
+
+from .board_lattice import Lattice, fit_lattice
+from .colour_blobs import blobs_in_regions
+from .face_down import find_face_down
+from .micropul_faces import BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, read_faces
+from .print_ink import disc_spots
+from .table_patches import quad_patches
+from .tile_darkness import tile_darkness
+
+GAME = "micropul"
+TILE_MM = 30.0
+STONE_MM = 11.0
+SEARCH_PX_PER_MM = 1.2  # where the board is: discs (8.7 mm) are 10 px wide
+READ_PX_PER_MM = 2.0  # reading a tile: about the camera's own resolution over a 900 mm view
+PATCH_MARGIN_MM = 3.0  # table read around each tile (the edges' darkness is measured there)
+DISC = 0.29  # micropul disc diameter, of a tile side (games/micropul.md)
+SITE = 0.5 - 0.217  # where a micropul's centre sits, from the tile's centre along both axes
+WHITE_WINDOW = 0.45  # local-white window, of a tile: wider than a disc, narrower than a tile
+MIN_SPOT = 0.1  # disc-spot contrast worth considering (rings under heavy blur reach ~0.12)
+
+# A cell is a tile when (tuned on simulator seeds 0-999, see bench/micropul_detect.py):
+MAX_QUADRANT_ERROR = 0.012  # the best face's mean squared darkness error, in its worst visible quadrant
+MIN_MICROPUL_INK = 0.55  # every visible micropul of that face shows at least this much of full ink
+MIN_GAIN = 0.5  # the tile's ink as a whole
+MAX_PAPER_TINT = 0.15  # white-balanced paper is grey: (max - min channel) / mean stays below this
+MIN_PAPER_WHITE = 0.55  # ... and at least this bright against the board's paper
+# ... and its face is read when the best face beats the next one that differs where it can be seen:
+MIN_MARGIN = 1.0  # squared-darkness units for a 60 px tile (scaled with the tile's pixel area)
+# Faces this close to the best (same units) stay candidates when the set's one-copy-per-tile rule
+# settles an unsure tile: wider than MIN_MARGIN, so that the true face is surely among them.
+ELIMINATION_WINDOW = 2.5
+MAX_UNSUPPORTED_ERROR = 0.007  # a cell without a disc spot whose face is unclear must fit this well
+
+NO_BOARD = "no micropul board found"
+
+
+@dataclass(frozen=True)
+class MicropulSettings:
+    """What the detector needs to know about this table (all from the settings file)."""
+
+    geometry: TableGeometry = field(default_factory=TableGeometry)
+    profile: object | None = None  # calibration.lens.CameraProfile
+    colours: object | None = None  # calibration.colours.ColourProfile of the stones; None: the defaults
+    tile_mm: float = TILE_MM
+
+
+class MicropulDetector:
+    """Reads micropul frame after frame, keeping the table lock and the warp maps between frames."""
+
+    def __init__(self, settings: MicropulSettings = MicropulSettings()) -> None:
+        from tablecam.calibration import TableTracker
+
+        self.settings = settings
+        self._tracker = TableTracker(settings.geometry, settings.profile)
+
+    def detect(self, frame: np.ndarray, frame_id: int = 0, state: dict | None = None) -> dict:
+        """The Observation of one frame. `state`: the last Observation; its faces settle quadrants a
+        stone now hides, and its tiles are looked at even where no disc shows now."""
+        start = time.perf_counter()
+        fix = self._tracker.update(frame)
+        search = self._tracker.rectify(frame, fix, SEARCH_PX_PER_MM, margin_mm=0.0)
+        obs = read_board(frame, fix, search, self.settings, state, frame_id)
+        obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+        return obs
+
+
+def detect(image: np.ndarray, geometry: TableGeometry = TableGeometry(), profile=None, colours=None,
+           state: dict | None = None, frame_id: int = 0) -> dict:
+    """The micropul Observation of one photo (ARCHITECTURE.md). Raises UserError (one sentence) when
+    the image is not a usable frame or fewer than three table markers show."""
+    from tablecam.calibration import find_table, rectify
+    from tablecam.calibration.images import check_frame
+
+    start = time.perf_counter()
+    image = check_frame(image)
+    settings = MicropulSettings(geometry, profile, colours)
+    fix = find_table(image, geometry, profile)
+    search = rectify(image, fix, SEARCH_PX_PER_MM, margin_mm=0.0)
+    obs = read_board(image, fix, search, settings, state, frame_id)
+    obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+    return obs
+
+
+# --- one frame ----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class _Search:
+    """The play area at search resolution: white-balanced colour, local white, ink darkness."""
+
+    bgr: np.ndarray
+    grey: np.ndarray
+    white: np.ndarray
+    dark: np.ndarray
+    valid: np.ndarray  # seen by the camera and not a marker
+    px_to_mm: object
+    mm_to_px: object
+    ppm: float
+    light: object  # calibration.light.LightReference, or None
+
+
+def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings, state: dict | None,
+               frame_id: int) -> dict:
+    """The Observation from a frame, its table fix and its rectified play area."""
+    from tablecam.calibration import white_reference
+
+    geometry = settings.geometry
+    warnings = list(fix.warnings)
+    obs = {"game": GAME, "frame_id": int(frame_id), "table_mm": [geometry.width_mm, geometry.height_mm],
+           "ms": 0.0, "markers_seen": len(fix.markers_seen), "warnings": warnings,
+           "tile_mm": settings.tile_mm, "tiles": [], "stones": []}
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        warnings.append("the frame has no colour: stones cannot be told apart")
+    light = white_reference(frame, fix) if frame.ndim == 3 and frame.shape[2] == 3 else None
+    search = _prepare_search(search_table, light, geometry, settings.tile_mm)
+    tile = settings.tile_mm
+
+    spots = disc_spots(search.dark, search.ppm, DISC * tile, MIN_SPOT)
+    inside = _inside(search, spots.centres_px)
+    spots_mm = search.px_to_mm(spots.centres_px[inside])
+    # A micropul is printed on paper: spots on a coloured or dark ground (wood grain, cloth,
+    # a sleeve) hardly count, however dark and round they are.
+    strength = spots.strength[inside] * _on_paper(search, spots.centres_px[inside], DISC * tile)
+    fit = fit_lattice(spots_mm, strength, tile, SITE, min_marks=2)
+    if fit is None:
+        warnings.append(NO_BOARD)
+        return obs
+    side_px = 2 * int(round(tile * READ_PX_PER_MM / 2))
+    model = face_model(side_px)
+    # Discs in a single row fit two lattices; the cells' faces say which one is the board.
+    readings_by_lattice = [_read_lattice(frame, fix, search, lat, fit, spots_mm, strength, state, settings, model,
+                                         light) for lat in (fit.lattice,) + fit.alternatives]
+    lattice, cells, parts, stone_cells, verdicts, support, remembered = max(readings_by_lattice, key=_board_score)
+    if parts:
+        # The photo's sharpness is one: a cell that only fits with much more blur than the tiles
+        # read clearly is fitting a smudge (a shadow, the table beside the board), not ink.
+        everything = _Cells.join(parts)
+        blurs = [BLUR_MM.index(v.reading.blur_mm) for v in verdicts.values() if v.kind == "tile" and v.face]
+        if blurs:
+            limit = int(np.median(blurs)) + 1
+            readings = read_faces(model, everything.dark, everything.visible, limit)
+            fits = np.array(_fits(model, readings, everything.dark, everything.visible), bool)
+            parts = [replace(everything, readings=readings, fits=fits)]
+            verdicts = _judge(model, readings, everything.visible, everything.whites, everything.tint, fits, cells,
+                              support, side_px)
+    everything = _Cells.join(parts) if parts else None
+
+    for _, _, colour, centre in stone_cells:
+        if colour is not None:
+            obs["stones"].append({"center_mm": [round(centre[0], 2), round(centre[1], 2)], "colour": colour})
+    unknown_colours = [s for s in stone_cells if s[2] is None]
+    if unknown_colours:
+        warnings.append(f"{len(unknown_colours)} coloured piece{'s' if len(unknown_colours) > 1 else ''} on the "
+                        "board match no stone colour (teach the stones: tablecam calibrate colours micropul)")
+
+    if everything is not None:
+        verdicts = _big_catalysts(verdicts, cells, everything, model)
+    tiles = _board(verdicts)
+    if everything is None or not any(v.kind == "tile" for v in tiles.values()):
+        warnings.append(NO_BOARD)
+        obs["stones"] = []
+        return obs
+    visible, centres = everything.visible, everything.centres
+
+    faces = _resolve_faces(model, tiles, cells, visible, remembered, warnings, (side_px / 60.0) ** 2)
+    for cell in sorted(tiles, key=lambda c: (c[1], c[0])):
+        k = cells.index(cell)
+        face = faces.get(cell)
+        centre = centres[k]
+        entry = {"center_mm": [round(float(centre[0]), 2), round(float(centre[1]), 2)], "rotation": 0,
+                 "quadrants": None, "big": None, "catalyst": None, "face_down": False, "index": None}
+        if face is not None:
+            found = identify(face)
+            entry.update(face.as_dict())
+            entry["rotation"] = found[0][1]
+            indices = {i for i, _ in found}
+            entry["index"] = found[0][0] if len(indices) == 1 else None
+        obs["tiles"].append(entry)
+    covered = [c for c, v in tiles.items() if v.kind == "covered"]
+    if covered:
+        warnings.append(f"{len(covered)} tile{'s are' if len(covered) > 1 else ' is'} partly hidden "
+                        "(a hand or an object over the board?): shown as unknown")
+    obs["stones"] = [s for s in obs["stones"] if _on_or_near(s["center_mm"], lattice, tiles)]
+    board_paper = float(np.median([everything.whites[cells.index(c)].max() for c, v in tiles.items()
+                                   if v.kind == "tile"]))
+    for fd in find_face_down(search.grey, search.px_to_mm, search.valid, frame, fix.table_to_image, tile, board_paper,
+                             np.array([t["center_mm"] for t in obs["tiles"]]).reshape(-1, 2)):
+        if _hole_in_board(fd, lattice, tiles):
+            continue  # the table seen through a gap among the tiles is a square of a tile's size too
+        obs["tiles"].append({"center_mm": [round(fd.centre_mm[0], 2), round(fd.centre_mm[1], 2)], "rotation": 0,
+                             "quadrants": None, "big": None, "catalyst": None, "face_down": True, "index": None})
+    return obs
+
+
+MAX_GROWTH_ROUNDS = 12
+ALIGN_LOOSENESS = 2.5  # cells fitting this much worse than a tile are still aligned, then judged
+REREAD_SHIFT_PX = 0.3  # a tile found further than this from its lattice place is cut out again
+
+
+def _neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
+    i, j = cell
+    return [(i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)]
+
+
+@dataclass(frozen=True, eq=False)
+class _Cells:
+    """What was read of some cells, in their order."""
+
+    centres: np.ndarray
+    visible: np.ndarray
+    readings: list
+    dark: np.ndarray
+    whites: np.ndarray
+    tint: np.ndarray
+    fits: np.ndarray  # the best face fits closely, with ink where it has micropul (see _fits)
+
+    @staticmethod
+    def join(parts: list["_Cells"]) -> "_Cells":
+        return _Cells(np.concatenate([p.centres for p in parts]), np.concatenate([p.visible for p in parts]),
+                      [r for p in parts for r in p.readings], np.concatenate([p.dark for p in parts]),
+                      np.concatenate([p.whites for p in parts]), np.concatenate([p.tint for p in parts]),
+                      np.concatenate([p.fits for p in parts]))
+
+
+def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, strength, state, settings, model,
+                  light):
+    """Read the cells with discs and their neighbours, then the neighbours of every tile found, until
+    the board is closed (a tile of W rings alone may show no disc spot at search resolution)."""
+    # Cells with micropul discs printed on paper (clutter on a hand or the table may sit on a site too).
+    support: dict[tuple[int, int], float] = {}
+    on_board = fit.inliers & (strength >= MIN_SPOT)
+    for w, c in zip(strength[on_board], lattice.cell_of(spots_mm[on_board])):
+        key = (int(c[0]), int(c[1]))
+        support[key] = support.get(key, 0.0) + float(w)
+    remembered = _remembered_tiles(state, lattice)
+    frontier = set(support) | set(remembered)
+    for cell in list(frontier):
+        frontier |= set(_neighbours(cell))
+    side_px = model.side_px
+    cells: list[tuple[int, int]] = []
+    parts: list[_Cells] = []
+    stone_cells: list = []
+    verdicts: dict = {}
+    for _ in range(MAX_GROWTH_ROUNDS):
+        new = sorted(frontier - set(cells), key=lambda c: (c[1], c[0]))
+        if not new:
+            break
+        found_stones = _find_stones(search, lattice, new, settings, frame)
+        stone_cells += found_stones
+        parts.append(_read_new_cells(frame, fix, lattice, fit.bend, new, found_stones, model, light))
+        cells += new
+        everything = _Cells.join(parts)
+        verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
+                          everything.fits, cells, support, side_px)
+        frontier = set()
+        for cell, v in verdicts.items():
+            if v.kind != "none":
+                frontier |= set(_neighbours(cell))
+    return lattice, cells, parts, stone_cells, verdicts, support, remembered
+
+
+def _board_score(reading) -> tuple[int, float]:
+    """Tiles read with a face, then how clearly: the better of two candidate lattices."""
+    verdicts = reading[4]
+    faced = [v for v in verdicts.values() if v.kind == "tile" and v.face is not None]
+    return len(faced), sum(min(v.reading.margin, 50.0) for v in faced)
+
+
+def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: list, model: FaceModel,
+                    light) -> _Cells:
+    """Read cells: cut, read, align each tile-looking cell on its own ink, read again."""
+    tile = lattice.pitch_mm
+    side_px = model.side_px
+    centres = _cell_centres(lattice, bend, cells)
+    shifts = np.zeros((len(cells), 2))  # mm, from each cell's lattice place to its tile
+    visible = np.ones((len(cells), 4), bool)
+    for cell, quadrant, _, _ in stones:
+        if cell in cells:
+            visible[cells.index(cell), QUADRANTS.index(quadrant)] = False
+    margin_px = int(round(PATCH_MARGIN_MM * side_px / tile))
+    patches, grey, dark, whites, readings = _read_cells(frame, fix, lattice, bend, cells, shifts, visible, model)
+    tint = _paper_tint(patches, grey, light, side_px, margin_px)
+    # Align each tile on its own ink (a big tile's thin ring and the small catalysts are sensitive
+    # to half a pixel), then read again. Table cells keep their place: aligning them on clutter
+    # would only help clutter look like a tile.
+    fits = np.array(_fits(model, readings, dark, visible), bool)
+    # Align what may be a tile: a misplaced thin ring fits loosely until it is aligned.
+    loose = np.array(_fits(model, readings, dark, visible, ALIGN_LOOSENESS), bool)
+    looks = loose & (np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT)
+    shift_px = np.zeros((len(cells), 2))
+    if looks.any():
+        shift_px[looks] = alignment(model, [r for r, ok in zip(readings, looks) if ok], dark[looks], visible[looks])
+    # Read again where the shift matters (most tiles sit on the lattice within a fifth of a pixel).
+    again = np.hypot(shift_px[:, 0], shift_px[:, 1]) > REREAD_SHIFT_PX
+    if again.any():
+        shifts[again] = (shift_px[again] / (side_px / tile)) @ lattice.rotation.T
+        centres = centres + shifts
+        p2, g2, d2, w2, r2 = _read_cells(frame, fix, lattice, bend, [c for c, a in zip(cells, again) if a],
+                                         shifts[again], visible[again], model)
+        t2 = _paper_tint(p2, g2, light, side_px, margin_px)
+        idx = np.nonzero(again)[0]
+        dark, whites, tint = dark.copy(), whites.copy(), tint.copy()
+        readings = list(readings)
+        f2 = _fits(model, r2, d2, visible[again])
+        fits = fits.copy()
+        for j, k in enumerate(idx):
+            dark[k], whites[k], tint[k], readings[k], fits[k] = d2[j], w2[j], t2[j], r2[j], f2[j]
+    return _Cells(centres, visible, readings, dark, whites, tint, fits)
+
+
+def _read_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.ndarray, visible: np.ndarray,
+                model: FaceModel):
+    """Cut the cells out of the frame and read their faces. Each patch follows its cell of the bent
+    lattice (without a lens profile a wide lens shrinks the tiles near the frame's edge by a few
+    per cent, and turns them a little), moved by `shifts_mm`."""
+    side_px = model.side_px
+    ppm = side_px / lattice.pitch_mm
+    margin_px = int(round(PATCH_MARGIN_MM * ppm))
+    n = side_px + 2 * margin_px
+    half = n / 2 / side_px  # the patch's half side, in cells
+    first, last = -half + 0.5 / side_px, half - 0.5 / side_px  # pixel centres at the patch's corners
+    offsets = np.array([[first, first], [last, first], [last, last], [first, last]])
+    units = np.array(cells, dtype=np.float64).reshape(-1, 1, 2) + offsets[None]
+    flat = units.reshape(-1, 2)
+    corners = (lattice.to_mm(flat) + bend.at(flat)).reshape(-1, 4, 2) + np.asarray(shifts_mm)[:, None, :]
+    patches = quad_patches(frame, fix.table_to_image, corners, n)
+    if patches.ndim == 4:
+        grey = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2GRAY) for p in patches]) if len(patches) else \
+            np.zeros(patches.shape[:3], np.uint8)
+    else:
+        grey = patches
+    dark, whites = tile_darkness(grey, side_px, margin_px)
+    return patches, grey, dark, whites, read_faces(model, dark, visible)
+
+
+def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _Search:
+    # Darkness is a ratio to the local white, so it needs no white balance; the colours of stones
+    # do, and only there is it applied (see _find_stones).
+    image = table.image
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    ppm = table.px_per_mm
+    k = max(3, int(round(WHITE_WINDOW * tile_mm * ppm)) | 1)
+    white = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    dark = 1.0 - grey.astype(np.float32) / np.maximum(white.astype(np.float32), 1.0)
+    np.clip(dark, 0.0, 1.0, out=dark)
+    valid = white > 8  # outside the camera's view the rectified image is black
+    keep_out = geometry.marker_mm / 2 + geometry.marker_mm / 4  # the marker and its paper
+    h, w = grey.shape
+    for m in range(4):
+        cx, cy = geometry.marker_centre(m)
+        (x0, y0), (x1, y1) = table.mm_to_px([(cx - keep_out, cy - keep_out), (cx + keep_out, cy + keep_out)])
+        valid[max(int(y0), 0):max(int(math.ceil(y1)) + 1, 0), max(int(x0), 0):max(int(math.ceil(x1)) + 1, 0)] = False
+    dark[~valid] = 0.0
+    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return _Search(bgr, grey, white, dark, valid, table.px_to_mm, table.mm_to_px, ppm, light)
+
+
+ON_OTHER_GROUND = 0.05  # the weight of a spot whose surround is not paper
+PAPER_VS_MARKERS = 0.3  # paper around a disc is at least this bright against the markers' paper
+
+
+def _on_paper(search: _Search, centres_px: np.ndarray, diameter_mm: float) -> np.ndarray:
+    """1 for spots whose surround looks like paper (the brightest half of eight points around
+    them is neutral once white balanced, and not dark against the markers' paper), else small."""
+    n = len(centres_px)
+    if n == 0 or search.light is None:
+        return np.ones(n)
+    r = 0.75 * diameter_mm * search.ppm
+    angles = np.arange(8) * np.pi / 4
+    ring = centres_px[:, None, :] + r * np.stack([np.cos(angles), np.sin(angles)], axis=1)[None]
+    h, w = search.white.shape
+    xy = np.round(ring).astype(int)
+    xy[..., 0] = np.clip(xy[..., 0], 0, w - 1)
+    xy[..., 1] = np.clip(xy[..., 1], 0, h - 1)
+    colours = search.bgr[xy[..., 1], xy[..., 0]].astype(np.float64)  # (n, 8, 3)
+    order = np.argsort(colours.sum(axis=2), axis=1)[:, 4:]
+    bright = np.take_along_axis(colours, order[..., None], axis=1).reshape(-1, 3)
+    balanced = search.light.correct_colours(bright).reshape(n, 4, 3).mean(axis=1)
+    tint = (balanced.max(axis=1) - balanced.min(axis=1)) / np.maximum(balanced.mean(axis=1), 1.0)
+    level = balanced.mean(axis=1) / 243.0  # light.PAPER_SRGB: the markers' paper once balanced
+    paper = (tint <= MAX_PAPER_TINT) & (level >= PAPER_VS_MARKERS)
+    return np.where(paper, 1.0, ON_OTHER_GROUND)
+
+
+def _inside(search: _Search, px: np.ndarray) -> np.ndarray:
+    if len(px) == 0:
+        return np.zeros(0, bool)
+    h, w = search.valid.shape
+    xy = np.round(px).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    ok[ok] = search.valid[xy[ok, 1], xy[ok, 0]]
+    return ok
+
+
+def _cell_centres(lattice: Lattice, bend, cells: list[tuple[int, int]]) -> np.ndarray:
+    """The lattice's centres of the cells, bent as the board's discs show (without a lens profile
+    the table bends by millimetres and the lattice is straight)."""
+    units = np.array(cells, dtype=np.float64).reshape(-1, 2)
+    return lattice.to_mm(units) + bend.at(units)
+
+
+def _remembered_tiles(state: dict | None, lattice: Lattice) -> dict[tuple[int, int], Face | None]:
+    """Tiles of the last Observation that sit on this lattice, by cell."""
+    out: dict[tuple[int, int], Face | None] = {}
+    if not state or state.get("game", GAME) != GAME:
+        return out
+    for t in state.get("tiles") or []:
+        if not isinstance(t, dict) or t.get("face_down") or "center_mm" not in t:
+            continue
+        try:
+            units = lattice.to_units(np.array([t["center_mm"]], dtype=np.float64))[0]
+            face = face_from_observation(t)
+        except (ValueError, TypeError):
+            continue
+        cell = (int(round(units[0])), int(round(units[1])))
+        if math.hypot(units[0] - cell[0], units[1] - cell[1]) < 0.3:
+            out[cell] = face
+    return out
+
+
+def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]], settings: MicropulSettings,
+                 frame: np.ndarray) -> list:
+    """Stones on the given cells: [(cell, quadrant, colour or None, centre_mm)]."""
+    from tablecam.calibration import default_profile
+
+    if frame.ndim != 3 or not cells:
+        return []
+    # Each tile on its own (a stone lies on one tile): coloured table next to a tile stays out.
+    half = lattice.pitch_mm / 2 - 0.5
+    square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ lattice.rotation.T
+    regions = [search.mm_to_px(lattice.to_mm(np.array([cell], dtype=np.float64))[0] + square) for cell in cells]
+    balance = search.light.correct if search.light is not None else None
+    blobs = blobs_in_regions(search.bgr, search.white, regions, STONE_MM * search.ppm, balance=balance)
+    profile = settings.colours or default_profile(GAME)
+    stones = []
+    for b in blobs:
+        centre = search.px_to_mm(np.array([b.centre_px]))[0]
+        if _lab_chroma(b.bgr) < MIN_STONE_CHROMA:
+            continue  # skin, a sleeve, a shadow: not a coloured piece
+        colour = stone_colour(b.bgr, profile)
+        units = lattice.to_units(centre[None])[0]
+        cell = (int(round(units[0])), int(round(units[1])))
+        du, dv = units - cell
+        quadrant = ("u" if dv < 0 else "l") + ("l" if du < 0 else "r")
+        stones.append((cell, quadrant, colour, (float(centre[0]), float(centre[1]))))
+    return stones
+
+
+STONE_COLOUR_DELTA_E = 40.0  # further than this from every taught colour: not one of the stones
+MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out shadows are not
+
+
+def stone_colour(bgr, profile) -> str | None:
+    """The profile colour a stone's colour is, or None.
+
+    The lamp's glare washes a glossy stone towards white: lightness and saturation change, the hue
+    hardly does. So the nearest hue decides, unless two profile colours have about the same hue
+    (then the nearest colour in Lab does)."""
+    from tablecam.calibration.colours import bgr_to_lab
+
+    lab = bgr_to_lab(np.array([bgr], dtype=np.float64))[0]
+    ref = profile.lab()
+    hue = math.atan2(lab[2], lab[1])
+    ref_hue = np.arctan2(ref[:, 2], ref[:, 1])
+    gap = np.abs((ref_hue - hue + math.pi) % (2 * math.pi) - math.pi)
+    order = np.argsort(gap)
+    chroma = np.hypot(ref[:, 1], ref[:, 2])
+    if len(order) > 1:
+        between = abs((ref_hue[order[0]] - ref_hue[order[1]] + math.pi) % (2 * math.pi) - math.pi)
+        if between < math.radians(SAME_HUE_DEG) or chroma[order[0]] < MIN_STONE_CHROMA:
+            d = np.linalg.norm(ref - lab, axis=1)
+            k = int(np.argmin(d))
+            return profile.names[k] if d[k] < STONE_COLOUR_DELTA_E else None
+    k = int(order[0])
+    return profile.names[k] if gap[k] < math.radians(MAX_HUE_GAP_DEG) else None
+
+
+SAME_HUE_DEG = 35.0  # two stone colours nearer than this in hue are told apart in Lab instead
+MAX_HUE_GAP_DEG = 40.0  # a stone's hue this far from every stone colour's: not a stone
+
+
+def _lab_chroma(bgr) -> float:
+    from tablecam.calibration.colours import bgr_to_lab
+
+    lab = bgr_to_lab(np.array([bgr], dtype=np.float64))[0]
+    return float(math.hypot(lab[1], lab[2]))
+
+
+def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, margin_px: int) -> np.ndarray:
+    """Per patch and quadrant, how un-paper-like its colour is, once white balanced: the larger of
+    the tint of its brightest third (paper is grey) and the share of its pixels that are coloured
+    at all (ink is black; skin and sleeves are not, even where they leave paper around).
+    Every other pixel is enough for colour statistics."""
+    n = len(patches)
+    out = np.zeros((n, 4), np.float32)
+    if n == 0 or patches.ndim != 4:
+        return out
+    half = side_px // 2
+    inner = np.ascontiguousarray(patches[:, margin_px:margin_px + side_px:2, margin_px:margin_px + side_px:2])
+    if light is not None:
+        inner = light.correct(inner.reshape(-1, inner.shape[2], 3)).reshape(inner.shape)
+    g = grey[:, margin_px:margin_px + side_px:2, margin_px:margin_px + side_px:2].astype(np.float32)
+    colour = inner.astype(np.float32)
+    spread = colour.max(axis=3) - colour.min(axis=3)
+    h = half // 2
+    for k, (ys, xs) in enumerate(((slice(0, h), slice(0, h)), (slice(0, h), slice(h, None)),
+                                  (slice(h, None), slice(0, h)), (slice(h, None), slice(h, None)))):
+        block = colour[:, ys, xs].reshape(n, -1, 3)
+        gb = g[:, ys, xs].reshape(n, -1)
+        kth = int(0.67 * (gb.shape[1] - 1))
+        cut = np.partition(gb, kth, axis=1)[:, kth:kth + 1]
+        sel = (gb >= cut)[..., None]
+        paper = (block * sel).sum(axis=1) / np.maximum(sel.sum(axis=1), 1)
+        tint = (paper.max(axis=1) - paper.min(axis=1)) / np.maximum(paper.mean(axis=1), 1.0)
+        white = np.maximum(paper.mean(axis=1), 16.0)[:, None]
+        # Only light pixels: JPEG smears colour along every black edge, and ink is dark.
+        light_px = gb > COLOURED_MIN_GREY * white
+        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px).mean(axis=1)
+        out[:, k] = np.maximum(tint, coloured * (MAX_PAPER_TINT / MAX_COLOURED_SHARE))
+    return out
+
+
+COLOURED_PIXEL = 0.2  # (max - min channel) / paper white: a pixel this coloured is not ink nor paper
+COLOURED_MIN_GREY = 0.4  # of the paper white: darker pixels are ink (or shadow) whatever their tint
+MAX_COLOURED_SHARE = 0.05  # a quadrant with more coloured pixels than this has something over it
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    kind: str  # "tile": a tile whose face fits; "covered": a tile that something hides in part; "none"
+    reading: FaceReading | None = None
+    face: Face | None = None
+
+
+def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, whites: np.ndarray,
+           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int) -> dict:
+    """Is each cell a tile, a partly hidden tile, or table?"""
+    scale = (side_px / 60.0) ** 2
+    paper_ok = np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT  # a stone is coloured: its quadrant aside
+    fitting = [k for k in range(len(cells)) if fits[k] and paper_ok[k]]
+    board_white = float(np.median(whites[fitting].max(axis=1))) if fitting else None
+    out = {}
+    for k, cell in enumerate(cells):
+        r = readings[k]
+        bright = board_white is not None and whites[k][visible[k]].min() >= MIN_PAPER_WHITE * board_white \
+            if visible[k].any() else False
+        if fits[k] and paper_ok[k] and bright and (visible[k].all() or _visible_ink(model, r, visible[k]) > 1.0
+                                                  or _next_to_a_tile(cell, cells, fits, paper_ok, visible)):
+            face = r.face if r.margin >= MIN_MARGIN * scale else None
+            worst = float(np.array(r.quadrant_error)[visible[k]].max())
+            if face is None and cell not in support and worst > MAX_UNSUPPORTED_ERROR:
+                # No disc found here, no clear face and a loose fit: more likely table than a tile.
+                out[cell] = _Verdict("none", r, None)
+                continue
+            out[cell] = _Verdict("tile", r, face)
+        elif cell in support and board_white is not None and _partly_paper(k, whites, tint, board_white):
+            out[cell] = _Verdict("covered", r, None)
+        else:
+            out[cell] = _Verdict("none", r, None)
+    return out
+
+
+def _next_to_a_tile(cell, cells, fits, paper_ok, visible) -> bool:
+    """A bare cell with a stone counts as a tile only beside a tile that shows its ink (a stone on
+    the table next to the board is a player's supply, and a light table looks like bare paper)."""
+    for n in _neighbours(cell):
+        if n in cells:
+            k = cells.index(n)
+            if fits[k] and paper_ok[k] and visible[k].all():
+                return True
+    return False
+
+
+def _fits(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visible: np.ndarray,
+          looseness: float = 1.0) -> list[bool]:
+    """The best face fits the cell closely (error up to `looseness` times the limit), with ink where
+    it has micropul."""
+    out = []
+    for k, r in enumerate(readings):
+        vis = visible[k]
+        q_err = np.array(r.quadrant_error)
+        # Under a stone lies a micropul: a tile whose other quadrants are bare shows no ink to gauge.
+        inked = _visible_ink(model, r, vis) > 1.0
+        ok = bool(vis.any() and q_err[vis].max() <= looseness * MAX_QUADRANT_ERROR
+                  and (r.gain >= MIN_GAIN or not inked))
+        out.append(ok and _micropul_ink(model, r, dark[k], vis) >= MIN_MICROPUL_INK)
+    return out
+
+
+def _visible_ink(model: FaceModel, r: FaceReading, visible: np.ndarray) -> float:
+    """Squared template energy of the reading's face over the visible quadrants."""
+    from .micropul_faces import BLUR_MM
+
+    bi = BLUR_MM.index(r.blur_mm)
+    t_idx = model.face_templates[r.face_index]
+    return float(sum(model.norms[bi, q, t_idx[q]] for q in range(4) if visible[q]))
+
+
+def _partly_paper(k: int, whites: np.ndarray, tint: np.ndarray, board_white: float) -> bool:
+    """Some quadrant of the cell is white paper: a tile is there, though not all of it can be read."""
+    paper = (whites[k] >= MIN_PAPER_WHITE * board_white) & (tint[k] <= MAX_PAPER_TINT)
+    return bool(paper.any())
+
+
+def _micropul_ink(model: FaceModel, r: FaceReading, dark: np.ndarray, visible: np.ndarray) -> float:
+    """The weakest ink, relative to the face's template, over the face's visible micropul quadrants."""
+    from .micropul_faces import BLUR_MM, TEMPLATE_NAMES, _quadrant_slice
+
+    fi = r.face_index
+    bi = BLUR_MM.index(r.blur_mm)
+    half = model.quadrant_px
+    best = math.inf
+    for qi, q in enumerate(QUADRANTS):
+        t_idx = model.face_templates[fi, qi]
+        if not visible[qi] or (TEMPLATE_NAMES[t_idx] not in ("W", "B") and not r.face.big):
+            continue
+        ys, xs = _quadrant_slice(q, half)
+        o = dark[ys, xs].ravel()
+        t = model.templates[bi, qi, t_idx]
+        best = min(best, float(o @ t / max(float(t @ t), 1e-9)))
+    if best < math.inf:
+        return best
+    # No micropul of this face can be seen: fine when a stone hides one (it lies on a micropul).
+    return math.inf if not visible.all() else 0.0
+
+
+def _board(verdicts: dict) -> dict:
+    """The cells that are the board: tiles and partly hidden tiles, in groups that hold a tile."""
+    tiles = {c: v for c, v in verdicts.items() if v.kind in ("tile", "covered")}
+    groups = _groups(set(tiles))
+    keep = set()
+    for g in groups:
+        if any(tiles[c].kind == "tile" for c in g):
+            keep |= g
+    return {c: tiles[c] for c in keep}
+
+
+def _groups(cells: set) -> list[set]:
+    todo, out = set(cells), []
+    while todo:
+        start = todo.pop()
+        group, stack = {start}, [start]
+        while stack:
+            i, j = stack.pop()
+            for n in ((i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)):
+                if n in todo:
+                    todo.discard(n)
+                    group.add(n)
+                    stack.append(n)
+        out.append(group)
+    return out
+
+
+def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, warnings, scale: float = 1.0) -> dict:
+    """The face of each tile, or None with a warning when it cannot be told for sure.
+
+    A tile read clearly, with no stone on it, has its face. For the others the candidates are the
+    faces the photo cannot tell from the best one (equal where a stone hides the tile, or nearly
+    as good); the last frame's reading settles them when it is a candidate; a candidate whose
+    tiles already lie elsewhere on the board is out (one copy of each tile), repeatedly.
+    """
+    faces: dict = {}
+    sure: dict = {}
+    for cell, v in tiles.items():
+        if v.kind == "tile" and v.face is not None and visible[cells.index(cell)].all():
+            faces[cell] = v.face
+            sure[cell] = v.face
+    used: dict[int, int] = {}
+    for f in sure.values():
+        _use(f, used)
+    open_tiles: dict = {}
+    for cell, v in tiles.items():
+        if cell in faces or v.kind != "tile":
+            continue
+        candidates = [model.faces[i] for i in v.reading.close_faces(ELIMINATION_WINDOW * scale)]
+        before = remembered.get(cell)
+        if before is not None and before in candidates:
+            faces[cell] = before
+            _use(before, used)
+        else:
+            open_tiles[cell] = candidates
+    # One copy of each tile: a candidate whose tiles all lie elsewhere on the board is out; a tile
+    # left with one candidate is settled, which may settle others.
+    changed = True
+    while changed and open_tiles:
+        changed = False
+        for cell, candidates in list(open_tiles.items()):
+            possible = [f for f in candidates if not _all_used(f, used)]
+            if len(possible) == 1:
+                faces[cell] = possible[0]
+                _use(possible[0], used)
+                del open_tiles[cell]
+                changed = True
+            else:
+                open_tiles[cell] = possible
+    hidden_by_stone = sum(1 for c in open_tiles if not visible[cells.index(c)].all())
+    unsure = len(open_tiles) - hidden_by_stone
+    if unsure:
+        warnings.append(f"{unsure} tile{'s' if unsure > 1 else ''} could not be read for sure: shown as unknown")
+    if hidden_by_stone:
+        warnings.append(f"a stone hides part of {hidden_by_stone} tile{'s' if hidden_by_stone > 1 else ''}: "
+                        "shown as unknown until it was seen without the stone")
+    # One copy of each tile: two tiles read as the same (unique) tile means one of them is misread.
+    by_index: dict[int, list] = {}
+    for cell, f in faces.items():
+        ids = {i for i, _ in identify(f)}
+        if len(ids) == 1:
+            by_index.setdefault(next(iter(ids)), []).append(cell)
+    twice = [cs for cs in by_index.values() if len(cs) > 1]
+    for cs in twice:
+        for c in cs:
+            faces[c] = None
+    if twice:
+        warnings.append("two tiles read as the same tile: both shown as unknown")
+    return faces
+
+
+def _all_used(face: Face, used: dict[int, int]) -> bool:
+    """Every physical tile that shows this face is already on the board."""
+    ids = {i for i, _ in identify(face)}
+    return not ids or all(used.get(i, 0) >= 1 for i in ids)
+
+
+def _use(face: Face, used: dict[int, int]) -> None:
+    """Count a face's tile as placed, when the face names one tile (twins are left alone)."""
+    ids = {i for i, _ in identify(face)}
+    if len(ids) == 1:
+        i = next(iter(ids))
+        used[i] = used.get(i, 0) + 1
+
+
+# A big tile's catalyst from the area of its central mark (mm2 of missing ink, white on a black
+# micropul or black on a white one, within 4 mm of the centre): an integral, so blur and half a pixel
+# of misplacement hardly change it, unlike the mark's shape. Measured on both artworks: a dot
+# 5-12 mm2, a plus 11-25 mm2 (the simulator's drawing prints them larger than the sheet).
+BIG_CATALYST_SPLIT = {"B": 12.8, "W": 10.0}
+BIG_CATALYST_UNSURE = 0.6  # mm2 either side of the split: unknown
+CATALYST_REACH_MM = 4.0
+
+
+def _big_catalysts(verdicts: dict, cells: list, read: "_Cells", model: FaceModel) -> dict:
+    from tablecam.rules.micropul.tiles import big_face
+
+    side = model.side_px
+    ppm = side / 30.0  # templates are in tile units; areas below are for a 30 mm tile, scaled
+    yy, xx = np.mgrid[0:side, 0:side]
+    near = np.hypot(xx - (side - 1) / 2, yy - (side - 1) / 2) / ppm < CATALYST_REACH_MM
+    out = dict(verdicts)
+    for cell, v in verdicts.items():
+        if v.kind != "tile" or v.reading is None or not v.reading.face.big:
+            continue
+        k = cells.index(cell)
+        colour, g = v.reading.face.big, max(v.reading.gain, 1e-6)
+        dark = read.dark[k][near]
+        ink = (g - dark) / g if colour == "B" else dark / g
+        area = float(np.clip(ink, 0.0, 1.0).sum()) / (ppm * ppm)
+        split = BIG_CATALYST_SPLIT[colour]
+        if abs(area - split) < BIG_CATALYST_UNSURE:
+            face = None
+        else:
+            face = big_face(colour, "1" if area < split else "+")
+        out[cell] = replace(v, face=face)
+    return out
+
+
+def _hole_in_board(fd, lattice: Lattice, tiles: Mapping) -> bool:
+    units = lattice.to_units(np.array([fd.centre_mm]))[0]
+    cell = (int(round(units[0])), int(round(units[1])))
+    aligned = abs((fd.angle_deg - lattice.angle_deg + 45.0) % 90.0 - 45.0) < 6.0
+    on_cell = math.hypot(units[0] - cell[0], units[1] - cell[1]) < 0.3
+    return aligned and on_cell and any(n in tiles for n in _neighbours(cell))
+
+
+def _on_or_near(centre_mm, lattice: Lattice, tiles: Mapping) -> bool:
+    units = lattice.to_units(np.array([centre_mm], dtype=np.float64))[0]
+    cell = (int(round(units[0])), int(round(units[1])))
+    return cell in tiles

@@ -1,0 +1,356 @@
+"""Reading a die face as a 3x3 lattice of pip places, by hypothesis and check.
+
+Every pip of a standard die sits on one of nine places: the centre, four corners and four edge
+middles of a square lattice with step `a` (about 0.27 of the die's side). Any two pips of the
+same face are therefore one of four lattice steps apart: one step along an axis, the
+half-diagonal (a corner to the centre), two steps along an axis, or the full diagonal. Each pip
+pair thus proposes a handful of lattices (centre, axes, step); each lattice is then *checked by
+sampling the image*, not by trusting the pip finder:
+
+- the nine places: each either clearly pip-dark (or pip-bright) or clearly face, and the set of
+  pip places one of the six layouts;
+- the face between the places: even, at the face's level (no stray pip, no edge of a die);
+- just outside the face: a different grey on enough of the perimeter (a die stands out from
+  the table, and two dice touching leave a rim between them).
+
+All hypotheses of a pyramid level are checked at once with array sampling (numpy), so the cost
+stays at a few milliseconds for a table of dice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tablecam.vision.pips import Pip
+
+# The nine places in lattice units, row by row: index = (j + 1) * 3 + (i + 1).
+PLACES = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
+
+
+def _mask(points) -> int:
+    return sum(1 << ((j + 1) * 3 + (i + 1)) for i, j in points)
+
+
+_CORNERS = [(-1, -1), (1, -1), (-1, 1), (1, 1)]
+# One layout of each value, as lattice places (the others are its quarter turns).
+LAYOUT_PLACES = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: _CORNERS,
+                 5: _CORNERS + [(0, 0)], 6: _CORNERS + [(-1, 0), (1, 0)]}
+LAYOUT_VALUE = np.zeros(512, dtype=np.int8)  # 9-bit mask of pip places -> value (0: no layout)
+for _v, _sets in {
+    1: [[(0, 0)]],
+    2: [[(-1, -1), (1, 1)], [(1, -1), (-1, 1)]],
+    3: [[(-1, -1), (0, 0), (1, 1)], [(1, -1), (0, 0), (-1, 1)]],
+    4: [_CORNERS],
+    5: [_CORNERS + [(0, 0)]],
+    6: [_CORNERS + [(-1, 0), (1, 0)], _CORNERS + [(0, -1), (0, 1)]],
+}.items():
+    for _s in _sets:
+        LAYOUT_VALUE[_mask(_s)] = _v
+
+# The same layouts seen on a lattice turned by 45 degrees and 1.41 times too big: the pips then
+# sit on the edge middles. Such a lattice keeps its face samples off a pip-ringed face's rim, so
+# it is often the one that passes; it is read as the layout it stands for.
+TURNED_VALUE = np.zeros(512, dtype=np.int8)
+for _v, _sets in {
+    2: [[(-1, 0), (1, 0)], [(0, -1), (0, 1)]],
+    3: [[(-1, 0), (0, 0), (1, 0)], [(0, -1), (0, 0), (0, 1)]],
+    4: [[(-1, 0), (1, 0), (0, -1), (0, 1)]],
+    5: [[(-1, 0), (1, 0), (0, -1), (0, 1), (0, 0)]],
+}.items():
+    for _s in _sets:
+        TURNED_VALUE[_mask(_s)] = _v
+
+# Where the face is sampled for evenness: between the pip places (0.71 steps from the nearest
+# in the middle, 0.58 at the rim: pips of small dice come close to the rounded edge). The first
+# four are the middle of the face, which every die has flat.
+_FACE = np.array([(x, y) for x in (-0.5, 0.5) for y in (-0.5, 0.5)]
+                 + [(s * 1.3, t) for s in (-1, 1) for t in (-0.5, 0.5)]
+                 + [(t, s * 1.3) for s in (-1, 1) for t in (-0.5, 0.5)], dtype=np.float64)
+# For each place, the face samples around it (weights, rows sum to 1).
+_AROUND = np.array([[1.0 if np.hypot(*(f - p)) < 0.75 else 0.0 for f in _FACE] for p in PLACES])
+_AROUND /= _AROUND.sum(axis=1, keepdims=True)
+# Just outside the face (its edge is at about 1.85 steps from the centre).
+_OUT = np.array([(s * 2.5, t) for s in (-1, 1) for t in (-1.2, 0.0, 1.2)]
+                + [(t, s * 2.5) for s in (-1, 1) for t in (-1.2, 0.0, 1.2)], dtype=np.float64)
+# Around a pip place, just outside the pip, in pip radii.
+_HALO = np.array([(1.9 * np.cos(t), 1.9 * np.sin(t)) for t in np.linspace(0, 2 * np.pi, 8, endpoint=False)])
+# Sub-samples of a pip place, in pip radii.
+_SUB = np.array([(0, 0), (0.45, 0), (-0.45, 0), (0, 0.45), (0, -0.45)], dtype=np.float64)
+
+# Relations between two pips of one face: (di, dj) from the first to the second, in lattice
+# units, and the lattice places the first pip may hold for the second to stay on the face.
+_RELATIONS = [
+    ((1, 0), [(i, j) for i in (-1, 0) for j in (-1, 0, 1)]),
+    ((1, 1), [(i, j) for i in (-1, 0) for j in (-1, 0)]),
+    ((2, 0), [(-1, j) for j in (-1, 0, 1)]),
+    ((2, 2), [(-1, -1)]),
+]
+
+# Step over pip radius a standard die allows (big pips on a 6: 1.6; small pips: 6).
+STEP_PER_RADIUS = (1.6, 6.5)
+# How sure a place must be: pipness (0 = face level, 1 = the die's pip level) at most 1 - SURE
+# or at least SURE, for the die to be given a value.
+SURE = 0.62
+
+
+@dataclass(frozen=True)
+class Lattices:
+    """H lattice hypotheses as arrays: centre, the two axis steps u and v (level px), and the
+    face grey level, pip contrast and pip radius they were proposed with."""
+
+    centre: np.ndarray  # (H, 2)
+    u: np.ndarray  # (H, 2)
+    v: np.ndarray  # (H, 2)
+    face: np.ndarray  # (H,)
+    contrast: np.ndarray  # (H,)
+    radius: np.ndarray  # (H,)
+
+    def __len__(self) -> int:
+        return len(self.centre)
+
+    def take(self, index) -> "Lattices":
+        return Lattices(self.centre[index], self.u[index], self.v[index], self.face[index],
+                        self.contrast[index], self.radius[index])
+
+    @staticmethod
+    def empty() -> "Lattices":
+        z2, z1 = np.zeros((0, 2)), np.zeros(0)
+        return Lattices(z2, z2, z2, z1, z1, z1)
+
+    @staticmethod
+    def join(parts: list["Lattices"]) -> "Lattices":
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return Lattices.empty()
+        return Lattices(*(np.concatenate([getattr(p, f) for p in parts])
+                          for f in ("centre", "u", "v", "face", "contrast", "radius")))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A checked lattice: a die face at `centre` (level px) with axes u, v (one step each)."""
+
+    centre: tuple[float, float]
+    u: tuple[float, float]
+    v: tuple[float, float]
+    value: int | None
+    pips: int  # places read as pips
+    margin: float  # 0..1: how far the least clear place is from the pip/face cut
+    ring: float  # share of the outside samples that differ from the face
+
+    @property
+    def step(self) -> float:
+        return float(math.hypot(*self.u) + math.hypot(*self.v)) / 2
+
+
+def pair_hypotheses(pips: list[Pip]) -> Lattices:
+    """Square lattices proposed by every plausible pip pair."""
+    n = len(pips)
+    empty = Lattices.empty()
+    if n < 2:
+        return empty
+    xy = np.array([(p.x, p.y) for p in pips])
+    r = np.array([p.radius for p in pips])
+    k = np.array([p.contrast for p in pips])
+    f = np.array([p.face for p in pips])
+    i, j = np.triu_indices(n, 1)
+    d = xy[j] - xy[i]
+    L = np.hypot(d[:, 0], d[:, 1])
+    rr = np.maximum(r[i], r[j])
+    ok = (np.maximum(r[i], r[j]) <= 1.7 * np.minimum(r[i], r[j])) \
+        & (np.maximum(k[i], k[j]) <= 2.5 * np.minimum(k[i], k[j])) \
+        & (np.abs(f[i] - f[j]) <= 0.4 * np.minimum(k[i], k[j]) + 6) \
+        & (L <= 2 * math.sqrt(2) * STEP_PER_RADIUS[1] * rr) & (L >= STEP_PER_RADIUS[0] * rr)
+    i, j, d, L = i[ok], j[ok], d[ok], L[ok]
+    if i.size == 0:
+        return empty
+    centres, axes, others, faces, contrasts, radii = [], [], [], [], [], []
+    radius = (r[i] + r[j]) / 2
+    for (di, dj), places in _RELATIONS:
+        norm = math.hypot(di, dj)
+        step = L / norm
+        good = (step >= STEP_PER_RADIUS[0] * radius) & (step <= STEP_PER_RADIUS[1] * radius)
+        if not good.any():
+            continue
+        # u is d rotated back by the relation's angle, scaled to one step
+        ang = math.atan2(dj, di)
+        c, s = math.cos(-ang), math.sin(-ang)
+        u = np.column_stack([c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]]) / norm
+        v = np.column_stack([-u[:, 1], u[:, 0]])
+        for pi, pj in places:
+            centre = xy[i] - pi * u - pj * v
+            centres.append(centre[good])
+            axes.append(u[good])
+            others.append(v[good])
+            faces.append(((f[i] + f[j]) / 2)[good])
+            contrasts.append(np.minimum(k[i], k[j])[good])
+            radii.append(radius[good])
+    if not centres:
+        return empty
+    return Lattices(np.concatenate(centres), np.concatenate(axes), np.concatenate(others),
+                    np.concatenate(faces), np.concatenate(contrasts), np.concatenate(radii))
+
+
+def refine(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> Lattices:
+    """Lattices re-fitted (affine: any two axes) to the pips found on their places.
+
+    A die seen at a slant, or in a photo squeezed by its publisher, has a lattice that is not
+    square; a square hypothesis still lands near enough to its pips to say which is which, and
+    three or more of them then give the true lattice."""
+    if len(hyp) == 0 or len(pips) < 3:
+        return Lattices.empty()
+    h, w = shape
+    owner = np.full(shape, -1, np.int32)  # which pip covers each pixel
+    for k, p in enumerate(pips):
+        cv2.circle(owner, (int(round(p.x)), int(round(p.y))), max(1, int(round(p.radius * 1.2))), k, -1)
+    X = hyp.centre[:, None, 0] + PLACES[None, :, 0] * hyp.u[:, None, 0] + PLACES[None, :, 1] * hyp.v[:, None, 0]
+    Y = hyp.centre[:, None, 1] + PLACES[None, :, 0] * hyp.u[:, None, 1] + PLACES[None, :, 1] * hyp.v[:, None, 1]
+    xi = np.clip(np.rint(X).astype(np.intp), 0, w - 1)
+    yi = np.clip(np.rint(Y).astype(np.intp), 0, h - 1)
+    found = owner[yi, xi]  # (H, 9) pip index on each place, or -1
+    enough = np.flatnonzero((found >= 0).sum(axis=1) >= 3)
+    if enough.size == 0:
+        return Lattices.empty()
+    # the same pips on the same places make the same fit
+    _, first = np.unique(found[enough], axis=0, return_index=True)
+    rows = enough[first]
+    pip_xy = np.array([(p.x, p.y) for p in pips])
+    on = found[rows] >= 0
+    codes = (on * (1 << np.arange(9))).sum(axis=1)
+    keep_q, cs, us, vs = [], [], [], []
+    for code in np.unique(codes):  # one least-squares solve per set of places, for all its rows
+        sel = rows[codes == code]
+        places = PLACES[on[codes == code][0]]
+        A = np.column_stack([np.ones(len(places)), places])
+        if np.linalg.matrix_rank(A) < 3:
+            continue  # all in one line: no second axis to fit
+        xy = pip_xy[found[sel][:, on[codes == code][0]]]  # (n, m, 2)
+        coef = np.einsum("km,nmd->nkd", np.linalg.pinv(A), xy)  # (n, 3, 2): centre, u, v
+        keep_q.append(sel)
+        cs.append(coef[:, 0])
+        us.append(coef[:, 1])
+        vs.append(coef[:, 2])
+    if not keep_q:
+        return Lattices.empty()
+    q = np.concatenate(keep_q)
+    c, u, v = np.concatenate(cs), np.concatenate(us), np.concatenate(vs)
+    nu, nv = np.hypot(u[:, 0], u[:, 1]), np.hypot(v[:, 0], v[:, 1])
+    # nearly square, even for a slanted view
+    ok = (np.minimum(nu, nv) > 1e-3) & (np.maximum(nu, nv) <= 1.6 * np.minimum(nu, nv)) \
+        & (np.abs((u * v).sum(axis=1)) <= 0.5 * nu * nv)
+    base = hyp.take(q[ok])
+    return Lattices(c[ok], u[ok], v[ok], base.face, base.contrast, base.radius)
+
+
+def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: bool = True) -> list[Reading]:
+    """Samples every hypothesis; returns those whose face looks like a die's (value may be None
+    when the places are not all clear). `pips` are all pips of this polarity: one lying on the
+    face but off the places it reads as pips means the lattice is only part of a die. `rim`:
+    also require the face's rim, between the outer pips, to be even; small dice with a broad
+    rounded edge (pips reaching into it) are read with `rim=False` when their size is known."""
+    if len(hyp) == 0:
+        return []
+    centres, u, v, contrast, radius = hyp.centre, hyp.u, hyp.v, hyp.contrast, hyp.radius
+    h, w = grey.shape
+    sign = 1.0 if dark else -1.0
+    k = np.maximum(contrast, 1.0)
+
+    def at(points: np.ndarray, sub: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        # points (P,2) in lattice units -> grey levels (H,P) and an "inside the image" mask
+        X = centres[:, None, 0] + points[None, :, 0] * u[:, None, 0] + points[None, :, 1] * v[:, None, 0]
+        Y = centres[:, None, 1] + points[None, :, 0] * u[:, None, 1] + points[None, :, 1] * v[:, None, 1]
+        if sub is not None:  # sub-samples around each point, in pip radii
+            X = (X[:, :, None] + radius[:, None, None] * sub[None, None, :, 0]).reshape(len(X), -1)
+            Y = (Y[:, :, None] + radius[:, None, None] * sub[None, None, :, 1]).reshape(len(Y), -1)
+        inside = (X >= 0) & (X <= w - 1) & (Y >= 0) & (Y <= h - 1)
+        xi = np.clip(np.rint(X).astype(np.intp), 0, w - 1)
+        yi = np.clip(np.rint(Y).astype(np.intp), 0, h - 1)
+        return grey[yi, xi].astype(np.float64), inside
+
+    places, inside = at(PLACES, _SUB)
+    places = places.reshape(len(centres), 9, len(_SUB)).mean(axis=2)
+    in_image = inside.all(axis=1)
+    face_vals, face_in = at(_FACE)
+    # Each place against the face right around it (light falls unevenly across a die), and
+    # against the die's own pip contrast (pips of one die are alike; dice differ).
+    depth = sign * (face_vals @ _AROUND.T - places)
+    first = depth > 0.5 * depth.max(axis=1, keepdims=True)
+    own = (depth * first).sum(axis=1) / np.maximum(first.sum(axis=1), 1)
+    pipness = depth / np.maximum(own, 1.0)[:, None]
+    present = pipness > 0.5
+    # A pip is a spot: just around it the face shows again. A place on a dark table beside a
+    # white die (a lattice too big for its die) is dark all around.
+    around, _ = at(PLACES, _HALO)
+    halo = sign * (face_vals @ _AROUND.T)[:, :, None] - sign * around.reshape(len(centres), 9, len(_HALO))
+    halo = halo.mean(axis=2) / np.maximum(own, 1.0)[:, None]
+    spotty = ~np.any(present & (halo >= 0.45), axis=1)
+    mask = (present * (1 << np.arange(9))).sum(axis=1)
+    value = LAYOUT_VALUE[mask]
+    turned = (value == 0) & (TURNED_VALUE[mask] > 0)
+    value = np.where(turned, TURNED_VALUE[mask], value)
+    margin = np.clip(np.min(np.abs(pipness - 0.5), axis=1) * 2, 0, 1)
+    level = np.median(face_vals[:, :4], axis=1)
+    face_pip = sign * (level[:, None] - face_vals) / np.maximum(own, 1.0)[:, None]
+    # no pip between the places: the middle must be clean; the rim may be shaded by the edge
+    even = (own >= 0.5 * k) & (face_pip[:, :4].max(axis=1) < 0.45)
+    if rim:
+        lo, hi = np.percentile(face_vals, (20, 80), axis=1)
+        even &= (face_pip[:, 4:].max(axis=1) < 0.65) & (hi - lo <= 0.6 * own)
+    out_vals, out_in = at(_OUT)
+    differs = (np.abs(out_vals - level[:, None]) > np.maximum(0.12 * own, 12.0)[:, None]) | ~out_in
+    ring = differs.mean(axis=1)
+
+    # A die stands out from the table on part of its outline at least; the more pips make its
+    # layout, the less of that is needed (a white die on white paper shows little edge, but
+    # four spots in a square on an even face are no accident; two spots may be).
+    count = present.sum(axis=1)
+    layout = value > 0
+    enough_edge = ring >= np.where(layout & (count >= 4), 0.1, np.where(layout & (count == 3), 0.25, 0.4))
+    keep = np.flatnonzero(in_image & face_in.all(axis=1) & even & spotty & enough_edge & (count >= 1))
+    if keep.size and pips:
+        keep = keep[_no_foreign_pips(centres[keep], u[keep], v[keep], present[keep], pips)]
+    sure = margin >= 2 * (SURE - 0.5)
+    out = []
+    for q in keep:
+        val = int(value[q]) if value[q] > 0 and sure[q] else None
+        uq, vq = (u[q], v[q]) if not turned[q] else ((u[q] - v[q]) / 2, (u[q] + v[q]) / 2)
+        out.append(Reading((float(centres[q, 0]), float(centres[q, 1])), (float(uq[0]), float(uq[1])),
+                           (float(vq[0]), float(vq[1])), val, int(present[q].sum()), float(margin[q]),
+                           float(ring[q])))
+    return out
+
+
+def _no_foreign_pips(centres: np.ndarray, u: np.ndarray, v: np.ndarray, present: np.ndarray,
+                     pips: list[Pip]) -> np.ndarray:
+    xy = np.array([(p.x, p.y) for p in pips])
+    ok = np.ones(len(centres), bool)
+    for q in range(len(centres)):
+        rel = xy - centres[q]
+        inv = np.linalg.inv(np.column_stack([u[q], v[q]]))
+        a, b = inv @ rel.T  # lattice coordinates of every pip
+        on_face = np.maximum(np.abs(a), np.abs(b)) <= 2.6
+        if not on_face.any():
+            continue
+        ij = PLACES[present[q]]
+        if len(ij) == 0:
+            ok[q] = False
+            continue
+        d = np.min(np.hypot(a[on_face, None] - ij[None, :, 0], b[on_face, None] - ij[None, :, 1]), axis=1)
+        ok[q] = bool(np.all(d <= 0.45))
+    return ok
+
+
+def choose(readings: list[Reading]) -> list[Reading]:
+    """One reading per die: the surest first (a value, then most pips, then the clearest), and no
+    die that overlaps one already kept."""
+    order = sorted(readings, key=lambda r: (r.value is not None, r.pips, r.margin, r.ring), reverse=True)
+    kept: list[Reading] = []
+    for r in order:
+        if any(math.dist(r.centre, k.centre) < 1.6 * max(r.step, k.step) for k in kept):
+            continue
+        kept.append(r)
+    return kept

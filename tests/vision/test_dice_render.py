@@ -1,0 +1,75 @@
+"""read_dice on dice drawn with OpenCV: every value, turn and size, and grounds without dice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablecam.errors import UserError
+from tablecam.vision.dice import read_dice
+from dice_drawing import draw_die, ground, row_of_dice
+
+WHITE, BLACK = (235, 235, 235), (25, 25, 25)
+
+
+def values_left_to_right(image: np.ndarray, **kw) -> list:
+    return [d.value for d in sorted(read_dice(image, **kw), key=lambda d: d.centre_px[0])]
+
+
+@pytest.mark.parametrize("side", [36, 64])
+@pytest.mark.parametrize("angle", [0, 20, 45, 70])
+def test_white_dice_on_dark_wood_read_one_to_six(side, angle):
+    image = row_of_dice(side, angle, WHITE, BLACK, (90, 80, 70), seed=side + angle)
+    assert values_left_to_right(image) == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("angle", [0, 30])
+def test_black_dice_with_white_pips_on_paper_read_one_to_six(angle):
+    image = row_of_dice(40, angle, (40, 40, 40), (230, 230, 230), (200, 200, 200), seed=angle)
+    assert values_left_to_right(image) == [1, 2, 3, 4, 5, 6]
+
+
+def test_each_die_is_boxed_where_it_lies():
+    image = ground((200, 300), (90, 80, 70), noise=3)
+    draw_die(image, 5, (150, 100), 60, 25, WHITE, BLACK)
+    (die,) = read_dice(image)
+    x0, y0, x1, y1 = die.box_px
+    assert die.value == 5 and die.confidence > 0.5
+    assert abs(die.centre_px[0] - 150) < 3 and abs(die.centre_px[1] - 100) < 3
+    assert x0 < 150 - 25 and x1 > 150 + 25 and x1 - x0 < 110  # a turned 60 px face, not the whole photo
+
+
+def test_known_scale_reads_only_dark_pips_of_that_size():
+    image = ground((240, 480), (150, 140, 130), noise=3)
+    draw_die(image, 4, (100, 120), 50, 10, WHITE, BLACK)
+    draw_die(image, 3, (330, 120), 50, 60, WHITE, BLACK)
+    dice = sorted(read_dice(image, pip_radius_px=4.5, pips="dark", min_contrast=40), key=lambda d: d.centre_px[0])
+    assert [d.value for d in dice] == [4, 3]
+
+
+def test_no_dice_on_a_plain_or_noisy_table():
+    assert read_dice(ground((300, 400), (180, 170, 160))) == []
+    noisy = ground((300, 400), (120, 110, 100), noise=25, seed=3)
+    assert [d for d in read_dice(noisy) if d.value is not None] == []
+
+
+def test_a_die_half_out_of_the_picture_is_not_given_a_value():
+    image = ground((160, 160), (90, 80, 70), noise=3)
+    draw_die(image, 6, (80, 80), 60, 0, WHITE, BLACK)
+    cut = image[:, 80:].copy()  # the right half of a 6: its one row of three could pass for a 3
+    assert [d.value for d in read_dice(cut) if d.value is not None] == []
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 0), np.uint8), np.zeros((10, 10), np.float32), "photo.jpg",
+                                 np.zeros((8, 8), np.uint8)])
+def test_bad_frames_are_one_sentence(bad):
+    with pytest.raises(UserError):
+        read_dice(bad)
+
+
+def test_bad_options_are_one_sentence():
+    image = ground((100, 100), (90, 80, 70))
+    with pytest.raises(UserError, match="pip radius"):
+        read_dice(image, pip_radius_px=-2)
+    with pytest.raises(UserError, match="pips must be"):
+        read_dice(image, pips="grey")

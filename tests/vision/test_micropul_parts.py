@@ -1,0 +1,179 @@
+"""The parts of the micropul reader on made-up inputs: lattice fitting, disc spots, face templates,
+and the judging used by the tests and the bench."""
+
+from __future__ import annotations
+
+
+import cv2
+import numpy as np
+import pytest
+
+from micropul_scenes import Scene, hidden_by_stones, readable_under_stones, score
+from tablecam.rules.micropul.tiles import Face, all_tiles
+from tablecam.vision.board_lattice import Lattice, fit_lattice
+from tablecam.vision.micropul_faces import face_model, read_faces
+from tablecam.vision.print_ink import darkness, disc_spots
+from tablecam.vision.tile_darkness import tile_darkness
+
+SITE = 0.283
+
+
+def _sites(lattice: Lattice, cells) -> np.ndarray:
+    pts = [(i + sx * SITE, j + sy * SITE) for i, j in cells for sx in (-1, 1) for sy in (-1, 1)]
+    return lattice.to_mm(np.array(pts))
+
+
+@pytest.mark.parametrize("angle", [-38.0, -12.5, 0.0, 7.0, 19.9, 44.0])
+def test_the_lattice_comes_back_from_disc_centres_amid_clutter(angle):
+    rng = np.random.default_rng(int(angle * 10) + 500)
+    truth = Lattice(angle, (312.4, 207.9), 30.0)
+    cells = [(0, 0), (1, 0), (1, 1), (2, 1), (-1, 0), (0, -1)]
+    discs = _sites(truth, cells)
+    discs = discs[rng.random(len(discs)) < 0.6] + rng.normal(0, 0.3, (0, 2)).sum()  # a tile shows some discs
+    discs = discs + rng.normal(0, 0.25, discs.shape)
+    clutter = rng.uniform((0, 0), (800, 500), (60, 2))
+    points = np.vstack([discs, clutter])
+    weights = np.r_[np.full(len(discs), 0.7), rng.uniform(0.1, 0.4, len(clutter))]
+    fit = fit_lattice(points, weights, 30.0, SITE)
+    assert fit is not None
+    assert abs((fit.lattice.angle_deg - angle + 45) % 90 - 45) < 0.3
+    # Every true cell centre is a cell centre of the fit, within half a millimetre.
+    units = fit.lattice.to_units(truth.to_mm(np.array(cells, float)))
+    assert np.abs(units - np.round(units)).max() * 30 < 0.5
+    assert fit.inliers[:len(discs)].mean() > 0.9 and fit.inliers[len(discs):].mean() < 0.2
+
+
+def test_no_lattice_from_clutter_alone():
+    rng = np.random.default_rng(7)
+    fit = fit_lattice(rng.uniform((0, 0), (800, 500), (3, 2)), np.full(3, 0.3), 30.0, SITE)
+    assert fit is None or fit.inliers.sum() >= 3
+
+
+def test_disc_spots_find_rings_and_discs_more_than_lines():
+    ppm = 1.5
+    img = np.full((200, 300), 230, np.uint8)
+    cv2.circle(img, (60, 60), int(4.35 * ppm), 30, -1, cv2.LINE_AA)  # black micropul
+    cv2.circle(img, (150, 60), int(4.35 * ppm), 30, 2, cv2.LINE_AA)  # white micropul: a ring
+    cv2.line(img, (0, 150), (299, 150), 30, 2)  # a seam in the table
+    cv2.rectangle(img, (220, 100), (299, 199), 120, -1)  # an edge of something darker
+    dark = darkness(img, int(13 * ppm))
+    spots = disc_spots(dark, ppm, 8.7, 0.1)
+    near = lambda x, y: spots.strength[np.hypot(*(spots.centres_px - (x, y)).T) < 1.0]  # noqa: E731
+    disc, ring = near(60, 60), near(150, 60)
+    assert len(disc) == 1 and len(ring) == 1
+    on_line = spots.strength[np.abs(spots.centres_px[:, 1] - 150) < 6]
+    assert on_line.max(initial=0) < 0.5 * min(disc[0], ring[0])
+    edge = spots.strength[(spots.centres_px[:, 0] > 200) & (spots.centres_px[:, 1] > 90)]
+    assert edge.max(initial=0) < 0.5 * min(disc[0], ring[0])
+
+
+def _drawn_tile(face: Face, blur_mm: float) -> np.ndarray:
+    """A tile patch drawn independently of the templates: PIL-free OpenCV circles at 8 px/mm,
+    blurred and reduced to 2 px/mm, on a darker table with a 3 mm margin."""
+    s, ppm = 30.0, 8.0
+    n = int((s + 6) * ppm)
+    img = np.full((n, n), 90, np.float32)
+    o = 3 * ppm
+    cv2.rectangle(img, (int(o), int(o)), (int(o + s * ppm) - 1, int(o + s * ppm) - 1), 238, -1)
+    c = n / 2
+
+    def at(x, y):
+        return int(round((c + x * s * ppm) * 16)), int(round((c + y * s * ppm) * 16))
+
+    def disc(x, y, r, v):
+        cv2.circle(img, at(x, y), int(round(r * s * ppm * 16)), v, -1, cv2.LINE_AA, 4)
+
+    if face.big:
+        disc(0, 0, 0.38, 25)
+        if face.big == "W":
+            disc(0, 0, 0.345, 238)
+        mark = 25 if face.big == "W" else 238
+        if face.catalyst == "1":
+            disc(0, 0, 0.045, mark)
+        else:
+            for w, h in ((0.09, 0.025), (0.025, 0.09)):
+                cv2.rectangle(img, at(-w, -h)[:2] and (int(c - w * s * ppm), int(c - h * s * ppm)),
+                              (int(c + w * s * ppm), int(c + h * s * ppm)), mark, -1)
+    else:
+        signs = {"ul": (-1, -1), "ur": (1, -1), "ll": (-1, 1), "lr": (1, 1)}
+        for q, (sx, sy) in signs.items():
+            sym = face.quadrant(q)
+            if sym in "WB":
+                disc(sx * 0.283, sy * 0.283, 0.145, 25)
+                if sym == "W":
+                    disc(sx * 0.283, sy * 0.283, 0.111, 238)
+            elif sym == "1":
+                disc(sx * 0.37, sy * 0.37, 0.045, 25)
+            elif sym == "+":
+                x, y = sx * 0.32, sy * 0.32
+                for w, h in ((0.09, 0.025), (0.025, 0.09)):
+                    cv2.rectangle(img, (int(c + (x - w) * s * ppm), int(c + (y - h) * s * ppm)),
+                                  (int(c + (x + w) * s * ppm), int(c + (y + h) * s * ppm)), 25, -1)
+            elif sym == "2":
+                turns = {"ll": 0, "ul": 1, "ur": 2, "lr": 3}[q]
+                for px, py in ((-0.38, 0.28), (-0.26, 0.37)):
+                    for _ in range(turns):
+                        px, py = -py, px
+                    disc(px, py, 0.045, 25)
+    img = cv2.GaussianBlur(img, (0, 0), blur_mm * ppm)
+    return cv2.resize(img, (72, 72), interpolation=cv2.INTER_AREA).astype(np.uint8)
+
+
+@pytest.mark.parametrize("blur_mm", [0.3, 0.8])
+def test_every_face_of_the_set_is_read_from_a_drawing(blur_mm):
+    model = face_model(60)
+    faces = [t.face.rotated(r) for t in all_tiles() for r in (0, 90)]
+    patches = np.stack([_drawn_tile(f, blur_mm) for f in faces])
+    dark, _ = tile_darkness(patches, 60, 6)
+    readings = read_faces(model, dark, np.ones((len(faces), 4), bool))
+    wrong = [(f, r.face) for f, r in zip(faces, readings) if r.face != f]
+    assert wrong == []
+    assert min(r.margin for r in readings) > 1.0
+
+
+def test_a_hidden_quadrant_ties_the_faces_that_differ_only_there():
+    model = face_model(60)
+    face = Face("W", "W", "B", "B")
+    patch = _drawn_tile(face, 0.5)[None]
+    dark, _ = tile_darkness(patch, 60, 6)
+    visible = np.array([[True, False, True, True]])  # ur hidden
+    r = read_faces(model, dark, visible)[0]
+    close = {model.faces[i] for i in r.close_faces(0.01)}
+    assert face in close and Face("W", "B", "B", "B") in close
+
+
+def _scene(truth: dict) -> Scene:
+    return Scene(0, np.zeros((1, 1, 3), np.uint8), truth, None, tuple(0.0 for _ in truth["tiles"]),
+                 tuple({} for _ in truth["tiles"]))
+
+
+def _truth(tiles, stones=()):
+    return {"tile_mm": 30.0, "scene": {"board_angle_deg": 0.0}, "tiles": tiles, "stones": list(stones),
+            "pixels": {"stones": [{"hidden": False} for _ in stones]}}
+
+
+def _tile(x, y, face: Face) -> dict:
+    return {"center_mm": [x, y], **face.as_dict(), "face_down": False}
+
+
+def test_the_judge_counts_what_a_user_would_see():
+    a, b = Face("W", "W", "B", "B"), Face("B", ".", "W", "1")
+    truth = _truth([_tile(100, 100, a), _tile(130, 100, b)], [{"center_mm": [138.5, 108.5], "colour": "red"}])
+    perfect = {"tiles": [_tile(100.2, 100, a), _tile(130, 99.8, b)], "stones": [{"center_mm": [138, 108], "colour": "red"}]}
+    s = score(perfect, _scene(truth))
+    assert (s.quadrants_right, s.boards_right, s.stones_right, s.tiles_wrong) == (s.quadrants, 1, 1, 0)
+    flipped = {"tiles": [_tile(100, 100, Face("W", "W", "B", "W")), _tile(130, 100, b)], "stones": []}
+    s = score(flipped, _scene(truth))
+    assert s.tiles_wrong == 1 and s.boards_right == 0 and s.stones_right == 0
+    invented = dict(perfect, tiles=perfect["tiles"] + [_tile(160, 100, a)])
+    assert score(invented, _scene(truth)).tiles_invented == 1
+
+
+def test_a_stone_excuses_only_a_face_that_cannot_be_known():
+    start = Face("W", "W", "B", "B")  # tiles 40 and 41 show this face
+    truth = _truth([_tile(100, 100, start)], [{"center_mm": [108.5, 91.5], "colour": "red"}])  # on ur
+    assert hidden_by_stones(truth) == [{"ur"}]
+    assert readable_under_stones(truth) == [False]  # W?BB: several tiles fit
+    unknown = {"tiles": [{"center_mm": [100, 100], "quadrants": None, "big": None, "face_down": False}],
+               "stones": [{"center_mm": [108.5, 91.5], "colour": "red"}]}
+    assert score(unknown, _scene(truth)).boards_right == 1

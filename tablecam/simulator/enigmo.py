@@ -62,32 +62,29 @@ def openings(a: int, b: int, shutters: list[bool]) -> list[list[int]]:
 
 
 def game_states(seed: int, geometry: TableGeometry, rounds: int = 4) -> list[dict]:
+    """A game played by the rules engine (rolls, the shutters they open, proposals), in its rounds.
+
+    A new word card comes with each round; proposals change nothing the camera sees but the
+    shutters all opening, then closing on the next card.
+    """
+    from tablecam.rules.enigmo.game import random_game
+
     rng = np.random.default_rng(seed)
     box_centre = (float(rng.uniform(330, 470)), float(rng.uniform(150, 200)))
     box_angle = float(rng.uniform(-12, 12))
-    out = []
-    for _ in range(rounds):
-        word = WORDS[int(rng.integers(len(WORDS)))]
-        red = bool(rng.uniform() < 0.25)
-        shutters = [False] * 10
-        dice: list[tuple[int, tuple[float, float], float]] = []
-        out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
-        for _turn in range(int(rng.integers(3, 8))):
-            values = [int(rng.integers(1, 7)) for _ in range(2)]
-            dice = []
-            for v in values:  # thrown dice land in the lower part of the table, apart
-                for _try in range(50):
-                    c = (float(rng.uniform(150, 650)), float(rng.uniform(300, 420)))
-                    if all(math.dist(c, d[1]) > DIE_MM * 1.8 for d in dice):
-                        break
-                dice.append((v, c, float(rng.uniform(0, 90))))
-            out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
-            options = openings(values[0], values[1], shutters)
-            if options:
-                for n in options[int(rng.integers(len(options)))]:
-                    shutters[n - 1] = True
-                out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
-        out.append(_observation(box_centre, box_angle, word, red, [True] * 10, dice))  # a word is proposed
+    word, red = WORDS[int(rng.integers(len(WORDS)))], bool(rng.uniform() < 0.25)
+    out: list[dict] = []
+    angles: dict = {}
+    for state in random_game(seed, rounds=rounds):
+        if state.action == "next card":
+            word, red = WORDS[int(rng.integers(len(WORDS)))], bool(rng.uniform() < 0.25)
+        dice = []
+        for value, centre in state.dice:
+            angles.setdefault(centre, float(rng.uniform(0, 90)))
+            dice.append((value, centre, angles[centre]))
+        obs = _observation(box_centre, box_angle, word, red, list(state.shutters), dice)
+        if not out or {k: obs[k] for k in ("shutters", "dice")} != {k: out[-1][k] for k in ("shutters", "dice")}:
+            out.append(obs)
     return out
 
 

@@ -77,29 +77,28 @@ def random_state(rng: np.random.Generator, geometry: TableGeometry) -> dict:
 
 
 def game_states(seed: int, geometry: TableGeometry) -> list[dict]:
-    """A basic game of random legal takes, from the full board to its end."""
+    """A basic game played by the rules engine (random legal takes), from the full board to its end.
+
+    Declarations change no stick, so they show no new state; taken sticks go to a pile beside the board.
+    """
+    from tablecam.rules.stixx.game import random_game
+
     rng = np.random.default_rng(seed)
     centre = (float(rng.uniform(330, 470)), float(rng.uniform(235, 265)))
     rotation = float(rng.uniform(0, 360))
-    colours = [c for c in PLAYER_COLOURS for _ in range(7)]
-    rng.shuffle(colours)
-    on_board = dict(enumerate(colours))  # slot -> colour
-    marker: int | None = None
+    scene = {"pile_angles_deg": [float(a) for a in rng.uniform(0, 180, 42)]}
+    out: list[dict] = []
     taken: list[str] = []
-    pile_angles = [float(a) for a in rng.uniform(0, 180, 42)]
-    scene = {"pile_angles_deg": pile_angles}
-    out = [_observation(centre, rotation, on_board, marker, taken, scene, geometry)]
-    while on_board:
-        if marker is None:
-            choice = [int(rng.choice(list(on_board)))]
-        else:
-            choice = [s for s in on_board if connected(s, marker)]
-            if not choice:
-                break
-        slot = int(rng.choice(choice))
-        taken.append(on_board.pop(slot))
-        marker = slot
-        out.append(_observation(centre, rotation, on_board, marker, taken, scene, geometry))
+    before: tuple | None = None
+    for state in random_game(seed, players=3, variant="basic"):
+        if state.declare is not None:
+            continue
+        sticks = state.sticks
+        if before is not None:
+            taken += [before[s] for s in range(len(sticks)) if before[s] and not sticks[s]]
+        on_board = {slot: colour for slot, colour in enumerate(sticks) if colour}
+        out.append(_observation(centre, rotation, on_board, state.marker, list(taken), scene, geometry))
+        before = sticks
     return out
 
 

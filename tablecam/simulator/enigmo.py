@@ -43,7 +43,7 @@ def row_corners(centre, angle_deg: float) -> list[list[float]]:
 
 # --- states -----------------------------------------------------------------------------------
 def random_state(rng: np.random.Generator, geometry: TableGeometry) -> dict:
-    states = game_states(int(rng.integers(2**31)), geometry)
+    states = _plausible_states(int(rng.integers(2**31)), geometry)
     return states[int(rng.integers(len(states)))]
 
 
@@ -184,3 +184,35 @@ def _die_sprite(value: int, ppm: float) -> Sprite:
     for px, py in PIPS[value]:
         r.circle((px * 4.3, py * 4.3), 1.55 if value != 1 else 2.3, (25, 25, 25), shape=False)
     return r.sprite(DIE_MM, bevel_mm=2.6, gloss=0.45)
+
+
+# Varied states for single renders (random_state): wider than one game's play, e.g. face-down
+# stacks and any number of players; the sequence (game_states) follows the rules engine.
+def _plausible_states(seed: int, geometry: TableGeometry, rounds: int = 4) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    box_centre = (float(rng.uniform(330, 470)), float(rng.uniform(150, 200)))
+    box_angle = float(rng.uniform(-12, 12))
+    out = []
+    for _ in range(rounds):
+        word = WORDS[int(rng.integers(len(WORDS)))]
+        red = bool(rng.uniform() < 0.25)
+        shutters = [False] * 10
+        dice: list[tuple[int, tuple[float, float], float]] = []
+        out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
+        for _turn in range(int(rng.integers(3, 8))):
+            values = [int(rng.integers(1, 7)) for _ in range(2)]
+            dice = []
+            for v in values:  # thrown dice land in the lower part of the table, apart
+                for _try in range(50):
+                    c = (float(rng.uniform(150, 650)), float(rng.uniform(300, 420)))
+                    if all(math.dist(c, d[1]) > DIE_MM * 1.8 for d in dice):
+                        break
+                dice.append((v, c, float(rng.uniform(0, 90))))
+            out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
+            options = openings(values[0], values[1], shutters)
+            if options:
+                for n in options[int(rng.integers(len(options)))]:
+                    shutters[n - 1] = True
+                out.append(_observation(box_centre, box_angle, word, red, shutters, dice))
+        out.append(_observation(box_centre, box_angle, word, red, [True] * 10, dice))  # a word is proposed
+    return out

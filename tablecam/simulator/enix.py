@@ -50,63 +50,44 @@ def neighbour(centre, direction_deg: float) -> tuple[float, float]:
 
 # --- states -----------------------------------------------------------------------------------
 def random_state(rng: np.random.Generator, geometry: TableGeometry) -> dict:
-    states = game_states(int(rng.integers(2**31)), geometry)
+    states = _plausible_states(int(rng.integers(2**31)), geometry)
     return states[int(rng.integers(len(states)))]
 
 
-def game_states(seed: int, geometry: TableGeometry, steps: int = 24) -> list[dict]:
-    """A plausible stretch of play: setup, then one visible change per step."""
+def game_states(seed: int, geometry: TableGeometry, players: int = 3) -> list[dict]:
+    """A game played by the rules engine (tablecam.rules.enix): setup, reveals, tile actions,
+    walks, the cap, as the table looks after each action; cards lie at the engine's default seats.
+
+    The layout's lattice is placed so that every tile of every state stays on the play area and
+    clear of the card rows along the near and far edges.
+    """
+    from tablecam.rules.enix.game import default_seats, random_game, to_observation
+    from tablecam.rules.enix.lattice import Lattice
+
     rng = np.random.default_rng(seed)
-    layout_angle = float(rng.uniform(-30, 30))
-    centre = (float(rng.uniform(215, 235)), float(rng.uniform(240, 260)))
-    slots = [neighbour(centre, layout_angle + 30 + 60 * k) for k in range(6)]  # the ring around solar
-    free = int(rng.integers(6))
-    others = list(rng.permutation([e for e in ENERGIES if e != "solar"]))
-    hexes = [{"energy": "solar", "center_mm": list(centre), "rotation": _rot(layout_angle + 60 * int(rng.integers(6)))}]
-    for k, energy in zip([k for k in range(6) if k != free], others):
-        hexes.append({"energy": str(energy), "center_mm": list(slots[k]),
-                      "rotation": _rot(layout_angle + 60 * int(rng.integers(6)))})
-    players = int(rng.integers(2, 7))
-    pawn_colours = list(PAWN_COLOURS)[:players]
-    on = {c: 0 for c in pawn_colours}  # pawn colour -> hex index
-    cap: int | None = None
-    stacks = [[str(rng.choice(ENERGIES)) for _ in range(int(rng.integers(4, 12)))] for _ in range(5)]
-    revealed: list[dict] = []
-    scene = {"layout_angle_deg": layout_angle}
-
-    def snapshot() -> dict:
-        return _observation(hexes, on, cap, stacks, revealed, scene, geometry)
-
-    out = [snapshot()]
-    for _ in range(steps):
-        kind = rng.choice(["pawn", "pawn", "rotate", "cap", "reveal", "move"])
-        if kind == "pawn":
-            colour = pawn_colours[int(rng.integers(players))]
-            here = on[colour]
-            near = [i for i in range(6) if i not in (here, cap)
-                    and math.dist(hexes[i]["center_mm"], hexes[here]["center_mm"]) < 2 * APOTHEM_MM + 1]
-            if near and here != cap:
-                on[colour] = int(rng.choice(near))
-        elif kind == "rotate":
-            i = int(rng.integers(6))
-            hexes[i] = dict(hexes[i], rotation=_rot(hexes[i]["rotation"] + 60 * int(rng.choice([-1, 1]))))
-        elif kind == "cap":
-            cap = int(rng.integers(6))
-        elif kind == "reveal":
-            if revealed:
-                revealed = []  # the round is over: revealed cards are taken back
-            else:
-                for p in range(players):
-                    enix = rng.uniform() < 0.12
-                    revealed.append({"energy": "enix" if enix else str(rng.choice(ENERGIES)),
-                                     "value": None if enix else int(rng.integers(-10, 10)), "player": p})
-        else:  # move an outer hex to another free place around solar, pawns along
-            empty = [s for s in slots if all(math.dist(s, h["center_mm"]) > 1 for h in hexes)]
-            i = int(rng.integers(1, 6))
-            if empty:
-                target = empty[int(rng.integers(len(empty)))]
-                hexes[i] = dict(hexes[i], center_mm=list(target))
-        out.append(snapshot())
+    states = random_game(seed, players=players)
+    angle = float(rng.uniform(-30, 30))
+    probe = Lattice((0.0, 0.0), angle)
+    cells = {t.cell for state in states for t in state.layout.tiles}
+    pts = np.array([probe.centre(c) for c in cells])
+    lo, hi = pts.min(axis=0) - HEX_SIDE_MM, pts.max(axis=0) + HEX_SIDE_MM
+    clear_y = CARD_MM[1] + 15.0  # the card rows' depth from the edges (default_seats puts them 55 mm in)
+    span_x = (geometry.marker_mm, geometry.width_mm - geometry.marker_mm)
+    span_y = (clear_y, geometry.height_mm - clear_y)
+    origin = []
+    for k, (a, b) in enumerate((span_x, span_y)):
+        low, high = a - lo[k], b - hi[k]
+        if low > high:  # a sprawling layout: centre it, the cards may then touch its edge
+            low = high = ((a + b) - (lo[k] + hi[k])) / 2
+        origin.append(float(rng.uniform(low, high)))
+    lattice = Lattice((origin[0], origin[1]), angle)
+    seats = default_seats(tuple(c for c, _ in states[0].pawns), (geometry.width_mm, geometry.height_mm))
+    out = []
+    for state in states:
+        obs = to_observation(state, 0, lattice, seats)
+        obs.pop("frame_id", None)
+        obs["scene"] = {"layout_angle_deg": angle}
+        out.append(obs)
     return out
 
 
@@ -311,3 +292,61 @@ def _pawn_sprite(colour: str, ppm: float) -> Sprite:
     r.circle((0, 0), PAWN_MM / 2, _shade(PAWN_COLOURS[colour], 0.85))
     r.circle((0, 0), PAWN_MM / 4, _shade(PAWN_COLOURS[colour], 1.0), shape=False)
     return r.sprite(20.0, bevel_mm=3.0, dome=8.0, gloss=0.5)
+
+
+# Varied states for single renders (random_state): wider than one game's play, e.g. face-down
+# stacks and any number of players; the sequence (game_states) follows the rules engine.
+def _plausible_states(seed: int, geometry: TableGeometry, steps: int = 24) -> list[dict]:
+    """A plausible stretch of play: setup, then one visible change per step."""
+    rng = np.random.default_rng(seed)
+    layout_angle = float(rng.uniform(-30, 30))
+    centre = (float(rng.uniform(215, 235)), float(rng.uniform(240, 260)))
+    slots = [neighbour(centre, layout_angle + 30 + 60 * k) for k in range(6)]  # the ring around solar
+    free = int(rng.integers(6))
+    others = list(rng.permutation([e for e in ENERGIES if e != "solar"]))
+    hexes = [{"energy": "solar", "center_mm": list(centre), "rotation": _rot(layout_angle + 60 * int(rng.integers(6)))}]
+    for k, energy in zip([k for k in range(6) if k != free], others):
+        hexes.append({"energy": str(energy), "center_mm": list(slots[k]),
+                      "rotation": _rot(layout_angle + 60 * int(rng.integers(6)))})
+    players = int(rng.integers(2, 7))
+    pawn_colours = list(PAWN_COLOURS)[:players]
+    on = {c: 0 for c in pawn_colours}  # pawn colour -> hex index
+    cap: int | None = None
+    stacks = [[str(rng.choice(ENERGIES)) for _ in range(int(rng.integers(4, 12)))] for _ in range(5)]
+    revealed: list[dict] = []
+    scene = {"layout_angle_deg": layout_angle}
+
+    def snapshot() -> dict:
+        return _observation(hexes, on, cap, stacks, revealed, scene, geometry)
+
+    out = [snapshot()]
+    for _ in range(steps):
+        kind = rng.choice(["pawn", "pawn", "rotate", "cap", "reveal", "move"])
+        if kind == "pawn":
+            colour = pawn_colours[int(rng.integers(players))]
+            here = on[colour]
+            near = [i for i in range(6) if i not in (here, cap)
+                    and math.dist(hexes[i]["center_mm"], hexes[here]["center_mm"]) < 2 * APOTHEM_MM + 1]
+            if near and here != cap:
+                on[colour] = int(rng.choice(near))
+        elif kind == "rotate":
+            i = int(rng.integers(6))
+            hexes[i] = dict(hexes[i], rotation=_rot(hexes[i]["rotation"] + 60 * int(rng.choice([-1, 1]))))
+        elif kind == "cap":
+            cap = int(rng.integers(6))
+        elif kind == "reveal":
+            if revealed:
+                revealed = []  # the round is over: revealed cards are taken back
+            else:
+                for p in range(players):
+                    enix = rng.uniform() < 0.12
+                    revealed.append({"energy": "enix" if enix else str(rng.choice(ENERGIES)),
+                                     "value": None if enix else int(rng.integers(-10, 10)), "player": p})
+        else:  # move an outer hex to another free place around solar, pawns along
+            empty = [s for s in slots if all(math.dist(s, h["center_mm"]) > 1 for h in hexes)]
+            i = int(rng.integers(1, 6))
+            if empty:
+                target = empty[int(rng.integers(len(empty)))]
+                hexes[i] = dict(hexes[i], center_mm=list(target))
+        out.append(snapshot())
+    return out

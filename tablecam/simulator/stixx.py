@@ -72,7 +72,7 @@ def connected(slot_a: int, slot_b: int) -> bool:
 
 # --- states -----------------------------------------------------------------------------------
 def random_state(rng: np.random.Generator, geometry: TableGeometry) -> dict:
-    states = game_states(int(rng.integers(2**31)), geometry)
+    states = _plausible_states(int(rng.integers(2**31)), geometry)
     return states[int(rng.integers(len(states)))]
 
 
@@ -211,3 +211,32 @@ def _stick_sprite(colour: str, ppm: float) -> Sprite:
     r.capsule((-length / 2 + STICK_WIDTH_MM / 2, 0), (length / 2 - STICK_WIDTH_MM / 2, 0), STICK_WIDTH_MM,
               _bgr(STICK_COLOURS[colour]))
     return r.sprite(7.0, bevel_mm=STICK_WIDTH_MM / 2, dome=1.5, gloss=0.4)
+
+
+# Varied states for single renders (random_state): wider than one game's play, e.g. face-down
+# stacks and any number of players; the sequence (game_states) follows the rules engine.
+def _plausible_states(seed: int, geometry: TableGeometry) -> list[dict]:
+    """A basic game of random legal takes, from the full board to its end."""
+    rng = np.random.default_rng(seed)
+    centre = (float(rng.uniform(330, 470)), float(rng.uniform(235, 265)))
+    rotation = float(rng.uniform(0, 360))
+    colours = [c for c in PLAYER_COLOURS for _ in range(7)]
+    rng.shuffle(colours)
+    on_board = dict(enumerate(colours))  # slot -> colour
+    marker: int | None = None
+    taken: list[str] = []
+    pile_angles = [float(a) for a in rng.uniform(0, 180, 42)]
+    scene = {"pile_angles_deg": pile_angles}
+    out = [_observation(centre, rotation, on_board, marker, taken, scene, geometry)]
+    while on_board:
+        if marker is None:
+            choice = [int(rng.choice(list(on_board)))]
+        else:
+            choice = [s for s in on_board if connected(s, marker)]
+            if not choice:
+                break
+        slot = int(rng.choice(choice))
+        taken.append(on_board.pop(slot))
+        marker = slot
+        out.append(_observation(centre, rotation, on_board, marker, taken, scene, geometry))
+    return out

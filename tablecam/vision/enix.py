@@ -1,0 +1,244 @@
+"""ENIX: a camera frame -> the ENIX Observation of ARCHITECTURE.md.
+
+    obs = detect(image, profile=camera_profile)                        # one photo
+    detector = EnixDetector(EnixSettings(profile=...))
+    obs = detector.detect(frame, frame_id=n, state=last_obs)          # a stream: table lock and warps kept
+
+How a frame is read:
+1. The table: markers -> table millimetres and the frame's white reference (calibration); a coarse
+   white-balanced top-down image (0.5 px/mm) whose every pixel is named after the colour that
+   explains it: an energy, the table, print white, black, ENIX grey, card back (enix_search.py).
+2. Tiles: each energy's hexagon on the layout's lattice (enix_hexes.py).
+3. The cap: the black disc of its size; pawns: domed discs on and around the tiles, whatever
+   their colour (enix_pawns.py).
+4. Rays: each tile's six sides read from the raw frame (no ray, or 0-2 path points); the turn of
+   the ray table's pattern that agrees is the tile's rotation (enix_rays.py). Every hex carries
+   the rays as read, so a set whose tiles differ from the table is seen, not assumed.
+5. Cards: rectangles of a card's size: faces (energy colour, or ENIX grey in a white border) and
+   backs; a face's value read against the twenty values in the cards' typeface (enix_cards.py).
+
+Whatever is not sure is null with a warning; `state` (the last Observation) settles which way a
+tile whose rays repeat (solar) is turned, and which of several turns a partly hidden tile has.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tablecam.calibration.geometry import TableGeometry
+from tablecam.errors import UserError
+from tablecam.rules.enix.energies import DEFAULT_RAYS
+
+from .enix_cards import read_cards
+from .enix_hexes import APOTHEM_MM, HexFit, find_hexes
+from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette
+from .enix_rays import SideReading, match_turns, read_sides, sample_points
+from .enix_search import class_map, find_card_blobs
+from .piece_colours import srgb_to_linear
+from .table_view import TableReader, TableView, read_table
+
+GAME = "enix"
+SEARCH_PX_PER_MM = 0.5  # a tile is 110 mm across: 55 px; a card 29 x 44 px
+MARGIN_MM = 20.0
+NO_TILES = "no enix tiles found"
+UNREAD = "?"  # a side whose rays could not be read, in a hex's "rays"
+
+
+@dataclass(frozen=True)
+class EnixSettings:
+    """What the detector needs to know about this table (all from the settings file)."""
+
+    geometry: TableGeometry = field(default_factory=TableGeometry)
+    profile: object | None = None  # calibration.lens.CameraProfile
+    colours: object | None = None  # calibration.colours.ColourProfile for enix; None: the defaults
+    rays: tuple[tuple[str, tuple[int | None, ...]], ...] = tuple(DEFAULT_RAYS.items())  # the set's ray table
+    pawn_colours: tuple[tuple[str, str], ...] | None = None  # (name, "#rrggbb"); None: the model's
+
+
+class EnixDetector:
+    """Reads ENIX frame after frame, keeping the table lock and the warp maps between frames."""
+
+    def __init__(self, settings: EnixSettings = EnixSettings()) -> None:
+        self.settings = settings
+        self._reader = TableReader(settings.geometry, settings.profile, SEARCH_PX_PER_MM, MARGIN_MM)
+
+    def detect(self, frame: np.ndarray, frame_id: int = 0, state: dict | None = None) -> dict:
+        """The Observation of one frame. `state`: the last Observation (settles symmetric tiles' turns)."""
+        start = time.perf_counter()
+        obs = read_enix(self._reader.view(frame), self.settings, frame_id, state)
+        obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+        return obs
+
+
+def detect(image: np.ndarray, geometry: TableGeometry = TableGeometry(), profile=None, colours=None,
+           state: dict | None = None, frame_id: int = 0, rays=None) -> dict:
+    """The ENIX Observation of one photo (ARCHITECTURE.md). `rays`: the set's ray table {energy: [6 x
+    0|1|2|null]} (energies left out keep enix.md's). Raises UserError (one sentence) when the image is
+    not a usable frame or fewer than three table markers show."""
+    start = time.perf_counter()
+    settings = EnixSettings(geometry, profile, colours, ray_table(rays))
+    obs = read_enix(read_table(image, geometry, profile, SEARCH_PX_PER_MM, MARGIN_MM), settings, frame_id, state)
+    obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
+    return obs
+
+
+def ray_table(rays=None) -> tuple[tuple[str, tuple[int | None, ...]], ...]:
+    """enix.md's ray table with the given energies' rows replaced (UserError when a row is malformed)."""
+    table = dict(DEFAULT_RAYS)
+    for energy, row in (rays or {}).items():
+        if energy not in table:
+            raise UserError(f"the ray table names {energy!r}, which is not one of {', '.join(table)}.")
+        if (not isinstance(row, (list, tuple)) or len(row) != 6
+                or any(r is not None and (isinstance(r, bool) or r not in (0, 1, 2)) for r in row)):
+            raise UserError(f"the rays of {energy} must be six entries, each 0, 1, 2 or null.")
+        table[energy] = tuple(row)
+    return tuple(table.items())
+
+
+def energy_colours(colours) -> tuple[tuple[str, ...], np.ndarray]:
+    from tablecam.calibration.colours import default_profile
+
+    profile = colours or default_profile(GAME)
+    return profile.names, np.array([profile.rgb(n)[::-1] for n in profile.names], dtype=np.float32)
+
+
+def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state: dict | None = None) -> dict:
+    """The Observation from one frame seen as the table."""
+    geometry = settings.geometry
+    warnings = list(view.fix.warnings)
+    obs = {"game": GAME, "frame_id": int(frame_id), "table_mm": [geometry.width_mm, geometry.height_mm],
+           "ms": 0.0, "markers_seen": len(view.fix.markers_seen), "warnings": warnings,
+           "hexes": [], "pawns": [], "cap": None, "cards": []}
+    if view.light is None:
+        warnings.append("no marker paper can be seen to balance the colours: colours may be misread")
+    energies, refs = energy_colours(settings.colours)
+    cmap = class_map(view.top.image, view.valid, energies, refs)
+    hexes = find_hexes(cmap, energies, view.top.px_to_mm, view.top.mm_to_px, view.ppm)
+    cap = find_cap(cmap.mask("black"), view.top.px_to_mm, view.ppm)
+    if cap is not None:
+        obs["cap"] = {"center_mm": _mm(cap)}
+    names, pawn_refs = pawn_palette(settings.pawn_colours)
+    pawns = find_pawns(view, [h.centre for h in hexes], names, pawn_refs)
+    if cap is not None:
+        # The cap is a dome too, but three times a pawn's size: its own top is no pawn.
+        pawns = [p for p in pawns if math.dist(p.centre, cap) > 0.5 * CAP_MM]
+    obs["pawns"] = [{"colour": p.colour, "center_mm": _mm(p.centre)} for p in pawns]
+    unknown_pawns = sum(p.colour is None for p in pawns)
+    if unknown_pawns:
+        warnings.append(f"{unknown_pawns} pawn{'s' if unknown_pawns > 1 else ''} of a colour no pawn has "
+                        "(teach your set's pawn colours): shown with colour null")
+    if not hexes:
+        warnings.append(NO_TILES)
+    else:
+        table = dict(settings.rays)
+        before = _last_rotations(state)
+        covers = [(p.centre, PAWN_MM / 2 + 1.5) for p in pawns] + ([(cap, CAP_MM / 2 + 1.5)] if cap else [])
+        for h in sorted(hexes, key=lambda h: energies.index(h.energy)):
+            entry, note = _read_hex(view, h, table[h.energy], before.get(h.energy), covers)
+            obs["hexes"].append(entry)
+            if note:
+                warnings.append(note)
+        hidden = [h.energy for h in hexes if h.snapped]
+        if hidden:
+            warnings.append(f"the {', '.join(hidden)} tile{'s are' if len(hidden) > 1 else ' is'} partly hidden: "
+                            "placed on the layout's lattice")
+    blobs = [b for b in find_card_blobs(cmap, view.top.px_to_mm, view.ppm, energies + ("enix", "back"))
+             if all(math.dist(b.centre, h.centre) > APOTHEM_MM for h in hexes)]
+    cards, unsure = read_cards(view, blobs, energies)
+    obs["cards"] = [{"energy": c.energy, "value": c.value, "center_mm": _mm(c.centre), "face_up": c.face_up}
+                    for c in cards]
+    if unsure:
+        warnings.append(f"{unsure} card value{'s' if unsure > 1 else ''} could not be read for sure: shown as null")
+    return obs
+
+
+def _read_hex(view: TableView, h: HexFit, row: tuple[int | None, ...], before: float | None,
+              covers: list[tuple[tuple[float, float], float]]) -> tuple[dict, str | None]:
+    along, beside = sample_points(h.centre, h.side_angle)
+    a_bgr, a_in, _ = view.sample(along.reshape(-1, 2))
+    b_bgr, _, _ = view.sample(beside.reshape(-1, 2))
+    a_lum = _whiteness(a_bgr).reshape(along.shape[:3]).mean(axis=2)  # (6, A)
+    b_lum = _whiteness(b_bgr).reshape(beside.shape[:3])  # (6, A, 2)
+    pts = along[:, :, 1, :]  # the axis
+    ok = a_in.reshape(along.shape[:3]).all(axis=2)
+    for centre, radius in covers:
+        ok &= np.hypot(pts[..., 0] - centre[0], pts[..., 1] - centre[1]) > radius
+    reading = read_sides(a_lum, b_lum, ok)
+    turns = match_turns(reading, row)
+    rotation = _choose(h.side_angle, turns, before, _look_alike(turns, row))
+    note = None
+    if rotation is None:
+        known = sum(r.known for r in reading)
+        if not turns:
+            note = (f"the rays of the {h.energy} tile match no turn of the ray table (another set? teach its rays): "
+                    "rotation shown as null")
+        else:
+            note = f"the {h.energy} tile's rays are hidden in part ({6 - known} of 6 sides): rotation shown as null"
+    entry = {"energy": h.energy, "center_mm": _mm(h.centre),
+             "rotation": None if rotation is None else round(rotation % 360.0, 2),
+             "rays": _rays_json(reading, h.side_angle, rotation)}
+    return entry, note
+
+
+def _look_alike(turns: list[int], row: tuple[int | None, ...]) -> bool:
+    """The turns show the very same pattern (a symmetric tile: solar's rays repeat every half turn)."""
+    return all(row[(j + a) % 6] == row[(j + b) % 6] for a in turns for b in turns for j in range(6))
+
+
+def _choose(side_angle: float, turns: list[int], before: float | None, look_alike: bool) -> float | None:
+    """The rotation among the turns that agree: the only one; else the one the last reading had
+    (a tile does not turn half way round between two frames); else, when they all look alike (a
+    symmetric tile: no camera can tell them apart), the smallest; else unknown."""
+    if not turns:
+        return None
+    options = sorted((side_angle + 60.0 * s) % 360.0 for s in turns)
+    if len(options) == 1:
+        return options[0]
+    if before is not None:
+        best = min(options, key=lambda r: _circular(r, before))
+        if _circular(best, before) <= 30.0:
+            return best
+    return options[0] if look_alike else None
+
+
+def _circular(a: float, b: float) -> float:
+    d = (a - b) % 360.0
+    return min(d, 360.0 - d)
+
+
+def _rays_json(reading: list[SideReading], side_angle: float, rotation: float | None) -> list:
+    """The rays as read, side 0..5 of the tile when its rotation is known, else clockwise from the
+    side facing the table's far side; "?" for a side that could not be read."""
+    if rotation is not None:
+        turn = int(round((rotation - side_angle) / 60.0)) % 6
+        order = [(j + turn) % 6 for j in range(6)]
+    else:
+        # Table-order side k points at -90 + side_angle + 60 k: with side_angle above 30, side 5 is
+        # the one nearest the far side (-90).
+        order = [(j + (5 if side_angle % 60.0 > 30.0 else 0)) % 6 for j in range(6)]
+    return [r.points if r.known else UNREAD for r in (reading[k] for k in order)]
+
+
+def _whiteness(bgr: np.ndarray) -> np.ndarray:
+    """The weakest channel in linear light: a ray (the tile's colour lightened towards white) and a
+    path point's white raise it far above the tile's saturated colour, whose brightest channels a
+    camera often clips (a bright yellow tile and its pale rays can both read 255 in red and green)."""
+    return srgb_to_linear(np.asarray(bgr).min(axis=-1))
+
+
+def _last_rotations(state: dict | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if not state or state.get("game", GAME) != GAME:
+        return out
+    for h in state.get("hexes") or []:
+        if isinstance(h, dict) and isinstance(h.get("rotation"), (int, float)) and isinstance(h.get("energy"), str):
+            out[h["energy"]] = float(h["rotation"])
+    return out
+
+
+def _mm(p) -> list[float]:
+    return [round(float(p[0]), 2), round(float(p[1]), 2)]

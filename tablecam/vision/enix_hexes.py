@@ -1,0 +1,273 @@
+"""Where the six ENIX energy hexes lie: each one's energy (its colour), centre, and the angle of its
+sides (modulo 60 degrees; which side is which comes from its rays, enix_rays.py).
+
+Tiles lie edge to edge (the rules keep the layout in one piece), so their centres sit on a hex
+lattice. The layout is read in two steps on the coarse class map (enix_search.py):
+
+1. Seeds: for each energy, where its colour (rays bridged, holes filled) fills a hexagon's
+   inscribed square and not the band around it; a card of that colour is too small, a patch of
+   table that happens to look alike fills the band too. The seeds that look like whole tiles
+   give the lattice: its angle from the directions between neighbours and from their outlines,
+   its origin from their centres.
+2. Cells: every lattice cell near the seeds is measured, the share of its hexagon in each
+   energy's colour; each energy goes to the cell it fills best (one tile per energy, one tile per
+   cell). A tile seen whole gets its own centroid (real tiles are not laid exactly on a lattice);
+   one partly hidden (a hand) gets its cell's centre, which the hidden part cannot pull.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .enix_search import ClassMap, fill_holes
+
+SIDE_MM = 64.0  # enix.md (model): a regular hexagon, side 64 mm
+APOTHEM_MM = SIDE_MM * math.sqrt(3) / 2
+PITCH_MM = 2 * APOTHEM_MM  # centre to centre across a side
+AREA_MM2 = 3 * math.sqrt(3) / 2 * SIDE_MM ** 2
+CLOSE_MM = 9.0  # joins a tile's sectors across its rays (6 mm) and path points (9 mm)
+INNER_SQUARE = 1.3  # of the apothem: the side of a square well inside the hexagon
+MIN_SEED = 0.45  # filled square minus filled band: a tile scores about 0.9
+WHOLE = (0.85, 1.2)  # a seed blob with this share of a hexagon is a whole tile (it sets the lattice)
+PRINT_SHARE = 0.93  # the share of a tile's hexagon in its colour (rays are its colour lightened; the source is not)
+MIN_FILL = 0.3  # of PRINT_SHARE: less of a cell in a colour is not a tile (a card, a hand over it)
+WHOLE_FILL = 0.87  # of PRINT_SHARE: a tile this complete is measured on its own; below, it is partly hidden
+CELL_RINGS = 3  # cells searched around the seeds
+
+
+@dataclass(frozen=True)
+class HexFit:
+    energy: str
+    centre: tuple[float, float]  # table mm
+    side_angle: float  # degrees in [0, 60): the normal of side k points at -90 + side_angle + 60 k
+    seen: float  # share of the tile's expected colour seen (1 = all of it)
+    snapped: bool = False  # the centre is its lattice cell's (the tile is partly hidden)
+
+
+@dataclass(frozen=True)
+class _Seed:
+    energy: str
+    centre_px: tuple[float, float]
+    angle: float
+    seen: float
+
+
+def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, ppm: float) -> list[HexFit]:
+    """The energy tiles in a frame, at most one per energy."""
+    seeds = _seeds(cmap, energies, ppm)
+    whole = [s for s in seeds if WHOLE[0] <= s.seen <= WHOLE[1]] or seeds
+    if not whole:
+        return []
+    angle = _lattice_angle(whole, ppm)
+    centres_mm = px_to_mm(np.array([s.centre_px for s in whole]))
+    origin = _lattice_origin(centres_mm, angle)
+    cells = _cells_near(centres_mm, origin, angle)
+    fills = _cell_fills(cmap, energies, cells, origin, angle, mm_to_px, ppm)  # (cells, energies)
+    taken_cells: set[int] = set()
+    out: list[HexFit] = []
+    # Greedy: the surest (cell, energy) pairs first; each cell and each energy used once.
+    order = np.dstack(np.unravel_index(np.argsort(-fills, axis=None), fills.shape))[0]
+    done: set[int] = set()
+    for c, e in order:
+        share = fills[c, e] / PRINT_SHARE
+        if share < MIN_FILL:
+            break
+        if c in taken_cells or e in done:
+            continue
+        taken_cells.add(int(c))
+        done.add(int(e))
+        centre = _cell_centre(cells[c], origin, angle)
+        snapped = True
+        if share >= WHOLE_FILL:
+            centre = _own_centre(cmap, energies[e], centre, angle, mm_to_px, px_to_mm, ppm)
+            snapped = False
+        out.append(HexFit(energies[e], (float(centre[0]), float(centre[1])), angle, float(share), snapped))
+    return out
+
+
+# --- step 1: seeds ---------------------------------------------------------------------------------
+def _seeds(cmap: ClassMap, energies: tuple[str, ...], ppm: float) -> list[_Seed]:
+    k = max(3, int(round(CLOSE_MM * ppm)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    inner = max(3, int(round(INNER_SQUARE * APOTHEM_MM * ppm)) | 1)
+    band_in = max(inner + 2, int(round(2.15 * APOTHEM_MM * ppm)) | 1)
+    band_out = max(band_in + 2, int(round(2.6 * APOTHEM_MM * ppm)) | 1)
+    out = []
+    for energy in energies:
+        mask = cmap.mask(energy)
+        if cv2.countNonZero(mask) < 0.3 * AREA_MM2 * ppm * ppm:
+            continue
+        # Only around where the colour is (plus the band): most of the table holds none of it.
+        ys, xs = np.nonzero(mask)
+        pad = band_out // 2 + k
+        y0, x0 = max(int(ys.min()) - pad, 0), max(int(xs.min()) - pad, 0)
+        y1, x1 = min(int(ys.max()) + pad + 1, mask.shape[0]), min(int(xs.max()) + pad + 1, mask.shape[1])
+        mask = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, kernel)).astype(np.float32)
+        fill_in = cv2.boxFilter(mask, -1, (inner, inner), borderType=cv2.BORDER_CONSTANT)
+        ring = (cv2.boxFilter(mask, -1, (band_out, band_out), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                - cv2.boxFilter(mask, -1, (band_in, band_in), normalize=False, borderType=cv2.BORDER_CONSTANT))
+        score = fill_in - ring / float(band_out * band_out - band_in * band_in)
+        _, best, _, (x, y) = cv2.minMaxLoc(score)
+        if best < MIN_SEED:
+            continue
+        (cx, cy), seen, blob = _blob_centre(mask, (x, y), ppm)
+        out.append(_Seed(energy, (cx + x0, cy + y0), _outline_angle(blob), seen))
+    return out
+
+
+def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[tuple[float, float], float, np.ndarray]:
+    """The centroid of the colour within a hexagon's circumcircle of the centre, iterated."""
+    r = SIDE_MM * 1.05 * ppm
+    h, w = mask.shape
+    x0, y0 = max(int(start[0] - 2 * r), 0), max(int(start[1] - 2 * r), 0)
+    x1, y1 = min(int(start[0] + 2 * r) + 1, w), min(int(start[1] + 2 * r) + 1, h)
+    sub = mask[y0:y1, x0:x1] > 0
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    cx, cy = float(start[0]), float(start[1])
+    blob = np.zeros_like(sub)
+    for _ in range(3):
+        blob = sub & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
+        if not blob.any():
+            break
+        cy, cx = float(yy[blob].mean()), float(xx[blob].mean())
+    return (cx, cy), float(blob.sum()) / (AREA_MM2 * ppm * ppm), blob
+
+
+def _outline_angle(blob: np.ndarray) -> float:
+    """Sides' angle (mod 60) from a filled blob's outline: edge normals lie at -90 + angle + 60 k."""
+    ys, xs = np.nonzero(blob)
+    if len(xs) == 0:
+        return 0.0
+    b = blob[max(ys.min() - 2, 0):ys.max() + 3, max(xs.min() - 2, 0):xs.max() + 3].astype(np.float32)
+    gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    z = (mag * np.exp(6j * np.arctan2(gy, gx))).sum()
+    # Outward normals at -90 + a + 60k and the gradient of a filled blob points inwards (+180):
+    # six times that is 6a - 540 + 1080, i.e. 6a + 180 modulo a turn.
+    return float((np.degrees(np.angle(z)) - 180.0) / 6.0 % 60.0)
+
+
+def _lattice_angle(seeds: list[_Seed], ppm: float) -> float:
+    """The sides' angle from neighbouring centres (weight 3 each) and the outlines (weight 1)."""
+    vec = np.zeros(2)
+    for s in seeds:
+        vec += (math.cos(math.radians(6 * s.angle)), math.sin(math.radians(6 * s.angle)))
+    pitch_px = PITCH_MM * ppm
+    for i, a in enumerate(seeds):
+        for b in seeds[i + 1:]:
+            dx, dy = b.centre_px[0] - a.centre_px[0], b.centre_px[1] - a.centre_px[1]
+            if abs(math.hypot(dx, dy) - pitch_px) < 0.15 * pitch_px:
+                # Neighbours across a side: the step points along a side's normal, -90 + angle + 60 k.
+                e = math.degrees(math.atan2(dy, dx)) + 90.0
+                vec += 3.0 * np.array((math.cos(math.radians(6 * e)), math.sin(math.radians(6 * e))))
+    return float(math.degrees(math.atan2(vec[1], vec[0])) / 6.0 % 60.0)
+
+
+# --- step 2: the lattice's cells ---------------------------------------------------------------------
+def _steps(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice vectors (mm): to the neighbour across side 0 and across side 1."""
+    a0, a1 = math.radians(-90.0 + angle), math.radians(-30.0 + angle)
+    return PITCH_MM * np.array([math.cos(a0), math.sin(a0)]), PITCH_MM * np.array([math.cos(a1), math.sin(a1)])
+
+
+def _to_cell(points: np.ndarray, origin: np.ndarray, angle: float) -> np.ndarray:
+    d0, d1 = _steps(angle)
+    m = np.column_stack([d0, d1])
+    return np.linalg.solve(m, (np.asarray(points) - origin).T).T  # fractional (i, j)
+
+
+def _cell_centre(cell, origin: np.ndarray, angle: float) -> np.ndarray:
+    d0, d1 = _steps(angle)
+    return origin + cell[0] * d0 + cell[1] * d1
+
+
+def _hex_round(f: np.ndarray) -> np.ndarray:
+    """Nearest lattice cells of fractional axial coordinates (cube rounding)."""
+    i, j = f[:, 0], f[:, 1]
+    k = -i - j
+    ri, rj, rk = np.round(i), np.round(j), np.round(k)
+    di, dj, dk = np.abs(ri - i), np.abs(rj - j), np.abs(rk - k)
+    fix_i = (di > dj) & (di > dk)
+    fix_j = ~fix_i & (dj > dk)
+    ri = np.where(fix_i, -rj - rk, ri)
+    rj = np.where(fix_j, -ri - rk, rj)
+    return np.column_stack([ri, rj]).astype(int)
+
+
+def _lattice_origin(centres_mm: np.ndarray, angle: float) -> np.ndarray:
+    origin = centres_mm[0].astype(np.float64)
+    for _ in range(2):
+        cells = _hex_round(_to_cell(centres_mm, origin, angle))
+        fitted = np.array([_cell_centre(c, origin, angle) for c in cells])
+        origin = origin + (centres_mm - fitted).mean(axis=0)
+    return origin
+
+
+def _cells_near(centres_mm: np.ndarray, origin: np.ndarray, angle: float) -> list[tuple[int, int]]:
+    base = {tuple(c) for c in _hex_round(_to_cell(centres_mm, origin, angle))}
+    cells = set()
+    for i, j in base:
+        for di in range(-CELL_RINGS, CELL_RINGS + 1):
+            for dj in range(-CELL_RINGS, CELL_RINGS + 1):
+                if max(abs(di), abs(dj), abs(di + dj)) <= CELL_RINGS:
+                    cells.add((i + di, j + dj))
+    return sorted(cells)
+
+
+def _hexagon_mm(centre: np.ndarray, angle: float, shrink: float = 1.0) -> np.ndarray:
+    # Corners sit between the side normals: at -60 + angle + 60 k, at the circumradius.
+    return np.array([centre + shrink * SIDE_MM * np.array([math.cos(math.radians(-60.0 + angle + 60 * k)),
+                                                           math.sin(math.radians(-60.0 + angle + 60 * k))])
+                     for k in range(6)])
+
+
+def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: float) -> np.ndarray:
+    """(cells, energies): the share of each cell's hexagon labelled with each energy."""
+    h, w = cmap.labels.shape
+    n = len(energies)
+    out = np.zeros((len(cells), n))
+    for ci, cell in enumerate(cells):
+        poly = mm_to_px(_hexagon_mm(_cell_centre(cell, origin, angle), angle, 0.97))
+        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+        if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+            continue
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
+        inside = inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
+        lab = cmap.labels[cy0:cy1, cx0:cx1][inside]
+        total = AREA_MM2 * 0.97 ** 2 * ppm * ppm
+        counts = np.bincount(lab[lab >= 0].astype(int), minlength=len(cmap.names))[:n]
+        out[ci] = counts / total
+    return out
+
+
+def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,
+                ppm: float) -> np.ndarray:
+    """A whole tile's own centre: the centroid of its colour (rays bridged, holes filled) within its
+    hexagon, re-centred twice (so colour of the table or a card beyond its edge does not count)."""
+    mask = cmap.mask(energy)
+    k = max(3, int(round(CLOSE_MM * ppm)) | 1)
+    h, w = mask.shape
+    centre = np.asarray(near_mm, dtype=np.float64)
+    for _ in range(2):
+        poly = mm_to_px(_hexagon_mm(centre, angle, 1.04))
+        x0, y0 = np.maximum(np.floor(poly.min(axis=0)).astype(int) - k, 0)
+        x1, y1 = np.minimum(np.ceil(poly.max(axis=0)).astype(int) + k + 1, (w, h))
+        if x1 <= x0 or y1 <= y0:
+            break
+        sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE,
+                                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+        inside = np.zeros_like(sub)
+        cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
+        ys, xs = np.nonzero(sub & inside)
+        if len(xs) == 0:
+            break
+        centre = px_to_mm(np.array([[xs.mean() + x0, ys.mean() + y0]]))[0]
+    return centre

@@ -1,0 +1,246 @@
+"""ENIX pawns and the blackout cap, on and around the tiles.
+
+A pawn is a domed disc (enix.md (model): 16 mm seen from above). Whatever its colour - white on a
+tile's white source, yellow on the yellow tile - its rounded flank turns away from the camera
+and the lamp, so it shows a bright top inside a ring darker than the top all the way round. The
+tiles' print has no such thing: a path point's ring is smaller and a ray runs bright through its
+surround; a tile's inner disc is one flat colour. So pawns are found by that dome signature:
+
+1. around each tile the raw frame is cut out at 2 px/mm (white-balanced), its brightness filtered
+   with round kernels: the top (a disc of 5 mm) against the rim (the ring 5.5-7.5 mm out), and a
+   black pawn's dark disc against its surroundings; peaks of either are candidates, each checked
+   over half a millimetre around it;
+2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
+   10 of 12 directions, and no dark ring close in (a path point's);
+3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null.
+
+The cap (34 mm, black) is the black class's disc of its size in the coarse map (enix_search.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .piece_colours import fit_residuals, srgb_to_linear
+from .table_patches import square_patches
+
+PAWN_MM = 16.0
+CAP_MM = 34.0
+PATCH_MM = 92.0  # around each tile's centre: pawns stand on the source or, under the cap, around it
+READ_PX_PER_MM = 2.0
+TOP_MM = 5.0  # the pawn's top: a disc of this diameter
+MIN_SCORE = 0.12  # (top - rim) / top in linear light, for a candidate
+RIM_RADII_MM = (5.5, 7.5)
+DARK_RIM = 0.85  # the rim's brightness over the top's, in a direction, to count as dark there
+MIN_DARK_DIRECTIONS = 10  # of 12
+MID_OVER_TOP = 0.45  # 4 mm out, a pawn's dome is still this bright (a path point's ring is darker)
+MID_OVER_RIM = 1.5  # ... and brighter than its rim by this
+MAX_RIM_RESIDUAL = 0.25  # the rim's colour as the top's in shade
+BLACK_TOP = 0.07  # linear luminance: a black pawn's top
+BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
+BLACK_BRIGHT_DIRECTIONS = 9  # ... in this many of 12 directions (other pawns may stand beside it)
+MAX_COLOUR_RESIDUAL = 0.3
+PEAK_MM = 3.0  # candidate peaks at least this far apart
+REFINE_MM = 0.5  # each candidate is checked this far around its peak
+APART_MM = 11.0  # two pawns' centres are at least this far apart (16 mm discs, overlapping a little at most)
+REACH_MM = 48.0  # pawns are looked for within this distance of a tile's centre
+
+# Model pawn colours: the seed names none; these are the simulator's, chosen apart from every
+# energy colour (rules/enix/energies.py names the same). A set of other colours is taught.
+PAWN_COLOURS = (("white", "#f2f2ee"), ("black", "#222222"), ("pink", "#f07ab4"), ("cyan", "#3cc8dc"),
+                ("brown", "#7a4a26"), ("lime", "#b4e03c"))
+
+
+@dataclass(frozen=True)
+class Pawn:
+    colour: str | None
+    centre: tuple[float, float]  # table mm
+
+
+def pawn_palette(colours=None) -> tuple[tuple[str, ...], np.ndarray]:
+    """Names and sRGB BGR of the pawn colours: `colours` ((name, "#rrggbb"), ...) or the model's."""
+    pairs = tuple(colours) if colours else PAWN_COLOURS
+    names = tuple(n for n, _ in pairs)
+    refs = np.array([[int(h[5:7], 16), int(h[3:5], 16), int(h[1:3], 16)] for _, h in pairs], np.float32)
+    return names, refs
+
+
+def find_pawns(view, tile_centres: list[tuple[float, float]], names: tuple[str, ...], refs: np.ndarray,
+               angle_deg: float = 0.0) -> list[Pawn]:
+    """Pawns within reach of the given tile centres (table mm)."""
+    if not tile_centres:
+        return []
+    n = int(round(PATCH_MM * READ_PX_PER_MM))
+    patches = square_patches(view.frame, view.fix.table_to_image, np.array(tile_centres), angle_deg, PATCH_MM,
+                             READ_PX_PER_MM)
+    found: list[Pawn] = []
+    for centre, patch in zip(tile_centres, patches):
+        if view.lut is not None:
+            patch = cv2.LUT(patch, view.lut)
+        lum = _luminance(patch)
+        for (px, py), colour in _pawns_in_patch(patch, lum, names, refs):
+            local = (np.array([px, py]) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2
+            a = math.radians(angle_deg)
+            mm = (centre[0] + local[0] * math.cos(a) - local[1] * math.sin(a),
+                  centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a))
+            if math.dist(mm, centre) > REACH_MM:
+                continue
+            if any(math.dist(mm, p.centre) < APART_MM for p in found):
+                continue  # the same pawn seen from the patch of a neighbouring tile
+            found.append(Pawn(colour, (float(mm[0]), float(mm[1]))))
+    return found
+
+
+def _luminance(bgr: np.ndarray) -> np.ndarray:
+    lin = srgb_to_linear(bgr.astype(np.float32))
+    return (0.0722 * lin[..., 0] + 0.7152 * lin[..., 1] + 0.2126 * lin[..., 2]).astype(np.float32)
+
+
+def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs) -> list[tuple[tuple[float, float], str | None]]:
+    ppm = READ_PX_PER_MM
+
+    # Round kernels (a dome is round; square boxes lean its peak off its centre).
+    def mean_over(r0: float, r1: float) -> np.ndarray:
+        return cv2.filter2D(lum, -1, _disc_kernel(r0, r1, ppm), borderType=cv2.BORDER_REPLICATE)
+
+    top, rim = mean_over(0.0, TOP_MM / 2), mean_over(*RIM_RADII_MM)
+    score = (top - rim) / np.maximum(top, 1e-3)
+    # A black pawn has no bright top to speak of: it is a dark disc in brighter surroundings.
+    disc, around = mean_over(0.0, 0.3 * PAWN_MM), mean_over(0.55 * PAWN_MM, 0.7 * PAWN_MM)
+    dark_disc = (around - disc) / np.maximum(around, 1e-3) - 0.5
+    # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
+    # print feature next to a pawn can outscore it without being one).
+    k = max(3, int(round(PEAK_MM * ppm)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    ys, xs = [], []
+    for sc in (score, dark_disc):
+        y_, x_ = np.nonzero((sc >= cv2.dilate(sc, kernel)) & (sc > MIN_SCORE))
+        ys.extend(y_)
+        xs.extend(x_)
+    h, w = lum.shape
+    margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
+    keep = [(x, y) for x, y in zip(xs, ys) if margin <= x < w - margin and margin <= y < h - margin]
+    if not keep:
+        return []
+    # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
+    # small neighbourhood and moved to where the dome looks clearest.
+    offsets = np.arange(-REFINE_MM, REFINE_MM + 1e-9, 0.5) * ppm
+    ox, oy = np.meshgrid(offsets, offsets)
+    px = (np.array([k[0] for k in keep])[:, None] + ox.ravel()[None, :]).ravel()
+    py = (np.array([k[1] for k in keep])[:, None] + oy.ravel()[None, :]).ravel()
+    quality = _dome(lum, px, py).reshape(len(keep), -1)
+    checked = []
+    for i in range(len(keep)):
+        j = int(np.nanargmax(quality[i])) if np.isfinite(quality[i]).any() else -1
+        if j < 0:
+            continue
+        x, y = int(round(px[i * quality.shape[1] + j])), int(round(py[i * quality.shape[1] + j]))
+        if _same_colour_rim(patch, x, y):
+            checked.append((float(quality[i, j]), x, y))
+    out: list[tuple[tuple[float, float], str | None]] = []
+    for _, x, y in sorted(checked, reverse=True):
+        if any(math.hypot(x - ox_, y - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
+            continue  # the clearer of two overlapping domes is the pawn
+        out.append(((float(x), float(y)), _colour(patch, x, y, names, refs)))
+    return out
+
+
+@lru_cache(maxsize=8)
+def _disc_kernel(r0: float, r1: float, ppm: float) -> np.ndarray:
+    """A normalised annulus (r0 < r <= r1 mm; a disc for r0 = 0) for cv2.filter2D."""
+    n = int(math.ceil(r1 * ppm))
+    yy, xx = np.mgrid[-n:n + 1, -n:n + 1] / ppm
+    r = np.hypot(xx, yy)
+    k = ((r <= r1) & (r > r0) if r0 > 0 else (r <= r1)).astype(np.float32)
+    return k / k.sum()
+
+
+_ANGLES = np.radians(np.arange(12) * 30.0 + 15.0)
+_RADII = np.arange(0.0, 10.01, 0.5)
+
+
+def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """How clearly a pawn stands at each (x, y) (NaN: not a pawn), from brightness along 12
+    directions out to 10 mm.
+
+    A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
+    ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
+    black pawn: a dark top with much brighter surroundings 9-10 mm out (the cap, three times as
+    wide, is still black there)."""
+    ppm = READ_PX_PER_MM
+    h, w = lum.shape
+    x = np.asarray(x, dtype=np.float64).reshape(-1, 1, 1)
+    y = np.asarray(y, dtype=np.float64).reshape(-1, 1, 1)
+    xs = np.clip(np.rint(x + (np.outer(_RADII, np.cos(_ANGLES)) * ppm)[None]).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(y + (np.outer(_RADII, np.sin(_ANGLES)) * ppm)[None]).astype(int), 0, h - 1)
+    prof = lum[ys, xs]  # (points, radii, directions)
+    top = prof[:, _RADII <= 2.0].reshape(len(prof), -1).mean(axis=1)
+    rim_dirs = prof[:, (_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1])].mean(axis=1)
+    rim = np.median(rim_dirs, axis=1)
+    mid = prof[:, (_RADII >= 3.5) & (_RADII <= 4.5)].reshape(len(prof), -1).mean(axis=1)
+    far = prof[:, _RADII >= 9.0]
+    out = far.reshape(len(prof), -1).mean(axis=1)
+    dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    # Where each direction is darkest (3-9 mm out): all round a pawn, at its rim; elsewhere (a
+    # tile's white source ring between its dark centre and dark edge) at different distances.
+    band = (_RADII >= 3.0) & (_RADII <= 9.0)
+    darkest = _RADII[band][np.argmin(prof[:, band], axis=1)]  # (points, directions)
+    round_rim = (np.abs(darkest - np.median(darkest, axis=1, keepdims=True)) <= 1.0).sum(axis=1)
+    coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
+                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(np.median(darkest, axis=1) - 6.5) <= 1.5))
+    bright_around = (far.max(axis=1) >= BLACK_SURROUND * top[:, None]).sum(axis=1)
+    black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
+    safe_top = np.maximum(top, 1e-6)
+    return np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
+                    np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5, np.nan))
+
+
+def _same_colour_rim(patch: np.ndarray, x: int, y: int) -> bool:
+    """A pawn's rim is its top in shade: the same colour, darker. (The end of a ray by a tile's
+    source looks domed too, but its surround is the tile's own, stronger colour.)"""
+    ppm = READ_PX_PER_MM
+    h, w = patch.shape[:2]
+
+    def ring(r0: float, r1: float) -> np.ndarray:
+        radii = np.linspace(r0, r1, 3)
+        xs = np.clip(np.rint(x + np.outer(radii, np.cos(_ANGLES)) * ppm).astype(int), 0, w - 1)
+        ys = np.clip(np.rint(y + np.outer(radii, np.sin(_ANGLES)) * ppm).astype(int), 0, h - 1)
+        return patch[ys, xs].reshape(-1, 3).astype(np.float32)
+
+    top = np.median(ring(0.0, 2.0), axis=0)
+    rim = np.median(ring(*RIM_RADII_MM), axis=0)
+    return float(fit_residuals(rim[None], top[None], k_range=(0.0, 1.0), w_max=0.0)[0, 0]) < MAX_RIM_RESIDUAL
+
+
+def _colour(patch: np.ndarray, x: int, y: int, names, refs) -> str | None:
+    r = int(round(3.0 * READ_PX_PER_MM))
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    inside = yy * yy + xx * xx <= r * r
+    pix = patch[y - r:y + r + 1, x - r:x + r + 1][inside].astype(np.float32)
+    colour = np.median(pix, axis=0)
+    res = fit_residuals(colour[None], refs)[0]
+    best = int(np.argmin(res))
+    return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
+
+
+def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, float] | None:
+    """The cap: the black disc of its size (pawns standing on its edge dent it a little)."""
+    k = max(3, int(round(3.0 * ppm)) | 1)
+    mask = cv2.morphologyEx(black_mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    area = math.pi * (CAP_MM / 2) ** 2 * ppm * ppm
+    best, best_err = None, 0.45
+    for i in range(1, count):
+        x, y, w, h, a = stats[i]
+        err = abs(a / area - 1.0)
+        if err < best_err and max(w, h) <= 1.4 * CAP_MM * ppm and min(w, h) >= 0.6 * CAP_MM * ppm:
+            best, best_err = i, err
+    if best is None:
+        return None
+    c = px_to_mm(centroids[best][None])[0]
+    return float(c[0]), float(c[1])

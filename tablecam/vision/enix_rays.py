@@ -1,0 +1,158 @@
+"""Reading an ENIX tile's rays: for each of its six sides, no ray, or a ray with 0, 1 or 2 path
+points; and from that pattern and the ray table, which way the tile is turned.
+
+Along each side's direction the raw frame is sampled from just outside the source to just inside
+the rim. A ray is the tile's colour lightened towards white, so it is brighter than the tile
+beside it. A path point is a white disc with a dark ring (enix.md (model): 9 mm, one at the
+middle of the ray, or two at 0.3 and 0.72 of its length): along the ray each ring shows as two
+dips of brightness. A ray without such a dip has no path point; else its profile is compared
+with those of one and of two points (allowed to slide a little); the clearly better one is the
+reading, otherwise the side is unknown.
+
+The pattern read is matched against the ray table's entry for the energy under the six turns;
+the turn that agrees with every side read is the tile's rotation. A tile whose pattern repeats
+when turned (solar's repeats every half turn) has several: the caller chooses (the last reading
+settles it). Sides under a pawn or the cap are unknown and do not vote. A pattern that no turn
+of the table explains is reported as read, with the rotation unknown: the set may differ from
+the table (teach it), or something hides part of the tile.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+SOURCE_MM = 36.0  # enix.md (model)
+APOTHEM_MM = 64.0 * math.sqrt(3) / 2
+SPAN = (SOURCE_MM / 2, APOTHEM_MM)  # a ray runs from the source's edge to the middle of the side
+POINT_AT = {0: (), 1: (0.5,), 2: (0.3, 0.72)}  # where path points sit along the span
+RING_MM = (3.4, 4.6)  # the dark ring of a path point, from its centre
+ALONG_MM = np.arange(21.0, 52.0, 0.5)  # sampled distances from the tile's centre
+ACROSS_MM = np.array([-1.0, 0.0, 1.0])  # a ray is 6 mm wide
+BESIDE_MM = 9.0  # the tile's own colour, either side of a ray
+BLUR_MM = 0.9  # the camera's blur, for the expected profiles
+MIN_RAY_CONTRAST = 3.0  # a ray's weakest channel is at least this much brighter (linear light) than the tile's
+LOCAL_MAX_MM = 6.0  # the ray's brightness is judged against its maximum this far either way
+NO_POINT_DIP = 0.45  # a ray never darker than this (of its nearby maximum) has no path point's ring
+MIN_FIT = 0.6  # correlation of the profile with the expected one (1 or 2 path points)...
+MIN_MARGIN = 0.15  # ... and by how much it beats the other
+SHIFTS = range(-6, 7)  # samples (0.5 mm): how far an expected profile may slide
+MIN_VISIBLE = 0.45  # share of a side's samples that must be free of pawns, the cap and hands
+
+
+@dataclass(frozen=True)
+class SideReading:
+    points: int | None  # 0, 1 or 2 path points; None: no ray
+    known: bool  # False: this side could not be read
+
+
+def side_directions(side_angle: float) -> np.ndarray:
+    """Unit vectors (6, 2) from a tile's centre to the middles of its sides, in table order: side
+    k of the table order points at -90 + side_angle + 60 k degrees."""
+    a = np.radians(-90.0 + side_angle + 60.0 * np.arange(6))
+    return np.column_stack([np.cos(a), np.sin(a)])
+
+
+def sample_points(centre, side_angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Table mm of the along-ray samples (6, A, C, 2) and, at the same distances, the tile either
+    side of the ray (6, A, 2, 2)."""
+    d = side_directions(side_angle)
+    n = np.column_stack([-d[:, 1], d[:, 0]])
+    c = np.asarray(centre, dtype=np.float64)
+    along = (c + ALONG_MM[None, :, None, None] * d[:, None, None, :]
+             + ACROSS_MM[None, None, :, None] * n[:, None, None, :])
+    beside = (c + ALONG_MM[None, :, None, None] * d[:, None, None, :]
+              + np.array([-BESIDE_MM, BESIDE_MM])[None, None, :, None] * n[:, None, None, :])
+    return along, beside
+
+
+def expected_profiles() -> np.ndarray:
+    """(3, A) brightness along a ray with 0, 1, 2 path points, relative to the bare ray, blurred."""
+    out = np.ones((3, len(ALONG_MM)))
+    fine = np.arange(ALONG_MM[0] - 5, ALONG_MM[-1] + 5, 0.1)
+    for n, spots in POINT_AT.items():
+        p = np.ones_like(fine)
+        for s in spots:
+            at = SPAN[0] + s * (SPAN[1] - SPAN[0])
+            r = np.abs(fine - at)
+            p[(r >= RING_MM[0]) & (r <= RING_MM[1])] = 0.35
+        k = np.exp(-0.5 * (np.arange(-40, 41) * 0.1 / BLUR_MM) ** 2)
+        p = np.convolve(p, k / k.sum(), mode="same")
+        out[n] = np.interp(ALONG_MM, fine, p)
+    return out
+
+
+_EXPECTED = expected_profiles()
+
+
+def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarray) -> list[SideReading]:
+    """Per side (table order): linear brightness along the ray (6, A), either side of it at the same
+    distances (6, A, 2), and which along-samples are free to read (6, A).
+
+    Both are compared distance by distance, against each side separately: a shadow (the cap's, a
+    pawn's) darkens the ray and one side together, so it neither makes a ray where there is none
+    nor a dip where there is no path point."""
+    out = []
+    for k in range(6):
+        ok = along_ok[k]
+        if ok.mean() < MIN_VISIBLE:
+            out.append(SideReading(None, False))
+            continue
+        beside = beside_lum[k]  # (A, 2)
+        contrast = along_lum[k] / np.maximum(beside, 1e-5).max(axis=1)  # against the brighter side
+        if float(np.percentile(contrast[ok], 80)) < MIN_RAY_CONTRAST:
+            out.append(SideReading(None, True))
+            continue
+        # Shading along the ray (a shadow's edge) is divided out by the ray's own nearby maximum;
+        # the path points' dark rings, 1 mm wide, stay.
+        axis = along_lum[k]
+        step = ALONG_MM[1] - ALONG_MM[0]
+        reach = max(1, int(round(LOCAL_MAX_MM / step)))
+        padded = np.pad(axis, reach, mode="edge")
+        local = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1).max(axis=1)
+        prof = (axis / np.maximum(local, 1e-5))[ok]
+        if float(prof.min()) > NO_POINT_DIP:
+            out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
+            continue
+        # The tile's centre is known to a mm or two: each expected profile may slide a little.
+        one, two = (float(_correlations(prof, _SLID[n][:, ok]).max()) for n in (1, 2))
+        if max(one, two) >= MIN_FIT and abs(one - two) >= MIN_MARGIN:
+            out.append(SideReading(1 if one > two else 2, True))
+        else:
+            out.append(SideReading(None, False))
+    return out
+
+
+def _shifted(profile: np.ndarray, samples: int) -> np.ndarray:
+    if samples == 0:
+        return profile
+    out = np.roll(profile, samples)
+    if samples > 0:
+        out[:samples] = profile[0]
+    else:
+        out[samples:] = profile[-1]
+    return out
+
+
+def _correlations(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Correlation of a profile (n,) with each row of (m, n)."""
+    a = a - a.mean()
+    r = rows - rows.mean(axis=1, keepdims=True)
+    d = np.sqrt(float(a @ a) * (r * r).sum(axis=1))
+    return np.where(d > 1e-12, (r @ a) / np.maximum(d, 1e-12), 0.0)
+
+
+def match_turns(reading: list[SideReading], row: tuple[int | None, ...]) -> list[int]:
+    """The turns s (sixths) under which the table's row agrees with every side read: side j of the
+    tile lies at table-order position (j + s) mod 6."""
+    turns = []
+    for s in range(6):
+        if all(not reading[(j + s) % 6].known or reading[(j + s) % 6].points == row[j] for j in range(6)):
+            turns.append(s)
+    return turns
+
+
+# Each expected profile slid by every allowed shift: (3, shifts, A).
+_SLID = np.array([[_shifted(_EXPECTED[n], d) for d in SHIFTS] for n in range(3)])

@@ -1,0 +1,236 @@
+"""The ENIX table at a glance: every pixel of the coarse top-down image named after the colour that
+explains it best, and the pieces' outlines cut from that map.
+
+The classes are the six taught energy colours, the table itself (its median colour in this
+frame: wood, cloth and laminate take any colour, so the table is a class, not a threshold), the
+print's white, the cap's black, the ENIX card's grey and the card back. Each is compared with
+the shading and glare model of piece_colours.py, its gain kept within a range that still tells
+white from grey from black.
+
+Tiles are the energy colours' hexagon-sized blobs once their rays are bridged; cards are the
+rectangles of a card's size: an energy colour or the ENIX grey inside a white border (face up),
+or the back's colour (face down).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .piece_colours import fit_residuals
+
+# Model colours of enix.md (sRGB): the print white, the cap, ENIX cards, card backs.
+WHITE_BGR = (244, 242, 240)
+BLACK_BGR = (26, 24, 24)
+ENIX_CARD_BGR = (0x40, 0x3C, 0x3C)
+CARD_BACK_BGR = (0x3A, 0x2E, 0x2A)
+NEUTRALS = ("table", "white", "black", "enix", "back")
+BRIGHTEST = 4.0  # no cap worth the name: flat tiles and cards under a bright exposure go far past paper white
+K_RANGE = (0.3, 6.0)  # shading gains: wide enough for shadows, narrow enough to keep white, grey and black apart
+MAX_RESIDUAL = 0.35
+W_MAX_GLOSSY = 0.6  # as piece_colours.W_MAX
+TABLE_PREFERENCE = 0.04  # residual by which an energy or the ENIX grey must beat the table's
+
+CARD_MM = (58.0, 89.0)  # enix.md (model)
+CARD_BORDER_MM = 2.5  # the white border of a card's face
+CARD_TOLERANCE_MM = (9.0, 14.0)  # a blob may be this much smaller / larger than a card: blur, a corner
+# hidden / a stack's shadow and edges, which look like its back
+MIN_CARD_FILL = 0.6  # of its bounding box
+MIN_KIND_SHARE = 0.45  # of a card's middle in one kind, to name the card after it
+DENSITY_MM = 10.0  # a card's label is judged by its share over squares of this side...
+DENSITY = 0.45  # ... which must reach this
+ROW_GAP_MM = 10.0  # between cards laid side by side
+
+
+@dataclass(frozen=True, eq=False)
+class ClassMap:
+    labels: np.ndarray  # int8 (h, w): index into names, -1 where nothing fits
+    names: tuple[str, ...]
+
+    def mask(self, name: str) -> np.ndarray:
+        return (self.labels == self.names.index(name)).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class CardBlob:
+    kind: str  # an energy name, "enix" or "back"
+    centre: tuple[float, float]  # table mm
+    angle: float  # direction of the card's long side, degrees in [0, 180)
+
+
+def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...], energy_refs: np.ndarray) -> ClassMap:
+    tables = table_colours(top, valid)
+    refs = np.vstack([np.asarray(energy_refs, np.float32).reshape(-1, 3), tables,
+                      np.array([WHITE_BGR, BLACK_BGR, ENIX_CARD_BGR, CARD_BACK_BGR], np.float32)])
+    names = tuple(energy_names) + ("table",) * len(tables) + NEUTRALS[1:]
+    # A frame has far fewer distinct colours (at 6 bits a channel) than pixels: each colour present
+    # is classified once, and the pixels look their class up.
+    q = (top >> 2).astype(np.int32)
+    key = (q[..., 0] << 12) | (q[..., 1] << 6) | q[..., 2]
+    key[~valid] = 0
+    present = np.flatnonzero(np.bincount(key[valid], minlength=1 << 18))
+    colours = np.stack([(present >> 12) & 63, (present >> 6) & 63, present & 63], axis=1).astype(np.float32) * 4 + 1.5
+    first_table = len(energy_names)
+    # Glossy things (tiles, cards, a varnished table, the cap) reflect the lamp; the matte dark
+    # print colours do not, and with white added a dark grey would explain any neutral colour.
+    w_max = np.full(len(refs), W_MAX_GLOSSY, np.float32)
+    w_max[first_table + len(tables):] = 0.0
+    res = fit_residuals(colours, refs, k_range=K_RANGE, w_max=w_max, brightest=BRIGHTEST)
+    # Most of the view is table: the energies and the ENIX grey must explain a colour clearly
+    # better than the table to take it (dark wood grain is nearly orange, grey cloth nearly the
+    # ENIX grey). The back is left free: on a slate cloth it differs by its blue tint alone.
+    favour = list(range(first_table)) + [first_table + len(tables) + NEUTRALS[1:].index("enix")]
+    res[:, favour] += TABLE_PREFERENCE
+    best = np.argmin(res, axis=1)
+    cls = np.where(res[np.arange(len(best)), best] < MAX_RESIDUAL + TABLE_PREFERENCE * np.isin(best, favour), best, -1)
+    # The table's several shades are one class.
+    cls = np.where((cls >= first_table) & (cls < first_table + len(tables)), first_table, cls)
+    cls = np.where(cls >= first_table + len(tables), cls - len(tables) + 1, cls)
+    lut = np.full(1 << 18, -1, np.int8)
+    lut[present] = cls
+    labels = lut[key]
+    labels[~valid] = -1
+    return ClassMap(labels, tuple(energy_names) + NEUTRALS)
+
+
+def table_colours(top: np.ndarray, valid: np.ndarray, shades: int = 3) -> np.ndarray:
+    """A few shades of the table (it fills most of the view): wood has light and dark planks and
+    grain, cloth has folds. The median colour, then darker and lighter quantiles of what is near it."""
+    pix = top[::3, ::3][valid[::3, ::3]].astype(np.float32)
+    if len(pix) == 0:
+        return np.array([[128.0, 128.0, 128.0]], np.float32)
+    median = np.median(pix, axis=0)
+    near = pix[np.abs(pix - median).max(axis=1) < 20]
+    if len(near) < 10:
+        return median[None]
+    brightness = near.sum(axis=1)
+    order = np.argsort(brightness)
+    picks = [near[order[int(q * (len(order) - 1))]] for q in np.linspace(0.1, 0.9, shades)]
+    return np.vstack([median[None]] + [np.asarray(p)[None] for p in picks]).astype(np.float32)
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """The mask with every region it encloses filled (the outside flooded from a padded border)."""
+    h, w = mask.shape
+    padded = np.zeros((h + 2, w + 2), np.uint8)
+    padded[1:-1, 1:-1] = mask
+    flood = padded.copy()
+    cv2.floodFill(flood, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 1)
+    return (padded | (1 - flood))[1:-1, 1:-1]
+
+
+def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]) -> list[CardBlob]:
+    """Card-sized rectangles of one of the given classes (no bridging: cards lie a few mm apart).
+
+    All kinds are labelled at once (a card's face is framed by its white border, a back by the
+    table); a blob of two kinds (two cards touching) is split by kind."""
+    out: list[CardBlob] = []
+    colourful = tuple(k for k in kinds if k not in NEUTRALS)
+    # Faces in energy colours are labelled together (each framed by its white border); the dark
+    # kinds each on their own, as a cloth of a similar grey may take one of their labels in places.
+    for group in (colourful,) + tuple((k,) for k in kinds if k in NEUTRALS):
+        if group:
+            out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm))
+    return out
+
+
+def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float) -> list[CardBlob]:
+    """Cards whose face (or back) takes one of `kinds`: found by shape on all of them together, then
+    each named by the kind most of its middle shows (a card's pixels may split between two close
+    colours, orange and yellow, without the card being two cards)."""
+    index = {cmap.names.index(k): k for k in kinds}
+    mask = np.isin(cmap.labels, list(index)).astype(np.float32)
+    if not mask.any():
+        return []
+    # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
+    # there, a card's own pixels (shading, glare, the table showing through) miss it here and there.
+    k = max(3, int(round(DENSITY_MM * ppm)) | 1)
+    mask = (cv2.boxFilter(mask, -1, (k, k)) > DENSITY).astype(np.uint8)
+    mask = fill_holes(mask)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    smallest = 0.4 * (CARD_MM[0] - 2 * CARD_BORDER_MM) * (CARD_MM[1] - 2 * CARD_BORDER_MM) * ppm * ppm
+    largest = 6 * CARD_MM[0] * CARD_MM[1] * ppm * ppm
+    face = (CARD_MM[0] - 2 * CARD_BORDER_MM, CARD_MM[1] - 2 * CARD_BORDER_MM) if kinds != ("back",) else CARD_MM
+    out: list[CardBlob] = []
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        if not smallest <= area <= largest:
+            continue
+        pts = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x, y)
+        for centre, angle in _cards_in_blob(pts, face, ppm):
+            kind = _main_kind(cmap, index, centre, angle, face, ppm)
+            if kind is not None:
+                centre = _kind_centre(cmap, cmap.names.index(kind), centre, angle, face, ppm)
+                mm = px_to_mm(np.array([centre]))[0]
+                out.append(CardBlob(kind, (float(mm[0]), float(mm[1])), angle))
+    return out
+
+
+def _kind_centre(cmap: ClassMap, k: int, centre, angle: float, face, ppm: float) -> np.ndarray:
+    """The centroid of the card's own kind within a card-sized box around it (the shape found on
+    all kinds together may lean on a neighbour's pixels)."""
+    a = math.radians(angle)
+    along = np.array([math.cos(a), math.sin(a)])
+    across = np.array([-along[1], along[0]])
+    half = max(face) * 0.6 * ppm
+    h, w = cmap.labels.shape
+    x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
+    x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
+    ys, xs = np.nonzero(cmap.labels[y0:y1, x0:x1] == k)
+    if len(xs) < 10:
+        return np.asarray(centre)
+    d = np.column_stack([xs + x0, ys + y0]) - centre
+    inside = (np.abs(d @ along) <= 0.55 * face[1] * ppm) & (np.abs(d @ across) <= 0.55 * face[0] * ppm)
+    if inside.sum() < 10:
+        return np.asarray(centre)
+    return np.asarray(centre) + d[inside].mean(axis=0)
+
+
+def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: float) -> str | None:
+    """The kind most of a card's middle (its inner half) shows, if it is most of it."""
+    a = math.radians(angle)
+    along = np.array([math.cos(a), math.sin(a)])
+    across = np.array([-along[1], along[0]])
+    t = np.linspace(-0.25, 0.25, 7)
+    pts = np.array([centre + (u * face[1] * along + v * face[0] * across) * ppm for u in t for v in t])
+    h, w = cmap.labels.shape
+    xy = np.round(pts).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    labels = cmap.labels[xy[ok, 1], xy[ok, 0]]
+    votes = {k: int(np.count_nonzero(labels == k)) for k in index}
+    best = max(votes, key=votes.get)
+    return index[best] if votes[best] >= MIN_KIND_SHARE * len(pts) else None
+
+
+def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> list[tuple[np.ndarray, float]]:
+    """(centre px, long side's direction in degrees [0, 180)) of one card, or of n cards side by side
+    (their shadows or a blur can join them), or nothing (not a card's shape)."""
+    centre = pts.mean(axis=0)
+    _, vecs = np.linalg.eigh(np.cov((pts - centre).T))
+    minor, major = vecs[:, 0], vecs[:, 1]
+    a = (pts - centre) @ major
+    b = (pts - centre) @ minor
+    long_mm = (a.max() - a.min() + 1) / ppm
+    short_mm = (b.max() - b.min() + 1) / ppm
+    if len(pts) < MIN_CARD_FILL * (long_mm * short_mm * ppm * ppm):
+        return []
+    mid_b = (b.max() + b.min()) / 2
+    cards = []
+    if _fits(long_mm, face[1]) and _fits(short_mm, face[0]):
+        cards.append((centre + major * (a.max() + a.min()) / 2 + minor * mid_b, major))
+    elif _fits(short_mm, face[1]):
+        # Cards side by side along their short sides, joined: as many as fit, evenly spaced.
+        n = int(round(long_mm / (face[0] + ROW_GAP_MM)))
+        if n >= 2 and face[0] - CARD_TOLERANCE_MM[0] <= long_mm / n <= face[0] + ROW_GAP_MM + CARD_TOLERANCE_MM[1]:
+            step = (a.max() - a.min() + 1) / n
+            for j in range(n):
+                along = a.min() - 0.5 + (j + 0.5) * step
+                cards.append((centre + major * along + minor * mid_b, minor))
+    return [(c, math.degrees(math.atan2(d[1], d[0])) % 180.0) for c, d in cards]
+
+
+def _fits(measured: float, expected: float) -> bool:
+    return -CARD_TOLERANCE_MM[0] <= measured - expected <= CARD_TOLERANCE_MM[1]

@@ -1,0 +1,130 @@
+"""Which taught colour a pixel of a glossy, rounded piece shows, under shading, glare and clipping.
+
+A stick or a pawn is not one flat colour in a photo. Its rounded top turns away from the lamp on
+one side (darker) and towards it on the other (brighter, up to the sensor's limit, where a red
+channel stops at 255 while green goes on rising: orange drifts towards yellow); a glossy piece
+also reflects the lamp, which adds white. So a pixel x (white-balanced, linear light) is modelled
+from a taught colour c as
+
+    x = k * c + w        k: shading gain within [K_MIN, K_MAX],  w >= 0: white reflected light
+
+and a channel at the sensor's limit only says "at least this much". The colour whose model leaves
+the smallest residual (relative to the pixel's brightness) is the pixel's colour. Grey (neutral)
+fits any neutral pixel, so k has a floor: a colour washed out below it is not claimed as anything.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+K_MIN = 0.35  # darkest shading accepted: a piece's flank under the lamp's side, a cast shadow
+K_MAX = 3.0  # brightest: a flank facing the lamp, an over-exposed frame
+W_MAX = 0.6  # most reflected white (linear light, paper white is ~0.9)
+BRIGHTEST = 1.2  # no channel of a lit colour goes past this (linear; white-balanced paper is 0.9): where a
+# camera clips red, a bright yellow and a brighter-than-possible orange would otherwise look alike
+SATURATED = 250.0  # an sRGB channel at or above this is clipped by the sensor
+
+
+def _decode(v) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32) / 255.0
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4).astype(np.float32)
+
+
+_LINEAR = _decode(np.arange(256))
+
+
+def linear_to_srgb(v) -> np.ndarray:
+    """sRGB values 0..255 (float32) of linear light values."""
+    v = np.clip(np.asarray(v, dtype=np.float32), 0.0, 1.0)
+    return (255.0 * np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)).astype(np.float32)
+
+
+def srgb_to_linear(v) -> np.ndarray:
+    """Linear light (float32) of sRGB values 0..255 (rounded to whole levels: a lookup, not a power)."""
+    return _LINEAR[np.clip(np.rint(np.asarray(v, dtype=np.float32)), 0, 255).astype(np.intp)]
+
+
+def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndarray | None = None,
+                  k_range: tuple[float, float] = (K_MIN, K_MAX), w_max=W_MAX, brightest: float = BRIGHTEST,
+                  with_wash: bool = False):
+    """(N, K) relative residual of each pixel (N, 3 sRGB BGR, white-balanced) under each reference
+    colour (K, 3). `clipped` (N, 3): the channels the sensor clipped (default: those >= SATURATED).
+    `k_range`: the shading gains allowed; a narrow one tells neutral colours apart by brightness.
+    `w_max`: the most reflected white allowed, one value or one per reference (0 for a matte,
+    dark colour: with white added, a dark grey explains any neutral at all). `brightest`: the most any
+    channel of a lit colour may reach (linear). `with_wash`: also return, per pixel and colour, how
+    much of the fitted light is reflected white rather than the colour (w / (w + k max c)): a colour
+    washed out that far is no longer told from grey."""
+    pixels = np.asarray(pixels_bgr, dtype=np.float32).reshape(-1, 3)
+    x = _LINEAR[np.clip(np.rint(pixels), 0, 255).astype(np.intp)]  # (N, 3)
+    c = srgb_to_linear(np.asarray(refs_bgr, dtype=np.float32).reshape(-1, 3))  # (K, 3)
+    clipped = pixels >= SATURATED if clipped is None else np.asarray(clipped, bool).reshape(-1, 3)
+    out = np.empty((len(x), len(c)), np.float32)
+    washed = np.empty((len(x), len(c)), np.float32)
+    some = clipped.any(axis=1)
+    w_max = np.broadcast_to(np.asarray(w_max, np.float32), (len(c),))
+    k_hi = np.minimum(k_range[1], brightest / np.maximum(c.max(axis=1), 1e-6))  # (K,)
+    out[~some], washed[~some] = _unclipped(x[~some], c, k_range, w_max, k_hi)
+    if some.any():
+        out[some], washed[some] = _with_clipping(x[some], c, clipped[some], k_range, w_max, k_hi)
+    return (out, washed) if with_wash else out
+
+
+def _unclipped(x: np.ndarray, c: np.ndarray, k_range: tuple[float, float], w_max: np.ndarray,
+               k_hi: np.ndarray) -> np.ndarray:
+    """The common case, every channel measured: least squares for (k, w) in x = k c + w, by sums."""
+    sc, scc = c.sum(axis=1), (c * c).sum(axis=1)  # (K,)
+    sx, sxx = x.sum(axis=1)[:, None], (x * x).sum(axis=1)[:, None]  # (N, 1)
+    scx = x @ c.T  # (N, K)
+    det = 3.0 * scc - sc * sc
+    k = np.where(det > 1e-10, (3.0 * scx - sc * sx) / np.maximum(det, 1e-10), sx / np.maximum(sc, 1e-6))
+    k = np.clip(k, k_range[0], k_hi)
+    w = np.clip((sx - k * sc) / 3.0, 0.0, w_max)
+    # With w fixed by the bounds, k is refitted once (the 2D problem's box corners).
+    k = np.clip((scx - w * sc) / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    sse = k * k * scc - 2 * k * scx + 2 * k * w * sc - 2 * w * sx + 3 * w * w + sxx
+    wash = w / np.maximum(w + k * c.max(axis=1), 1e-6)
+    return np.sqrt(np.maximum(sse, 0.0) / 3.0) / (sx / 3.0 + 0.03), wash
+
+
+def _with_clipping(x: np.ndarray, c: np.ndarray, clipped: np.ndarray, k_range: tuple[float, float],
+                   w_max: np.ndarray, k_hi: np.ndarray) -> np.ndarray:
+    """Pixels with a channel at the sensor's limit: the fit uses the other channels, and the
+    clipped one only says the model must reach at least what was seen."""
+    use = (~clipped).astype(np.float32)[:, None, :]  # (N, 1, 3): channels that carry a value
+    xs = x[:, None, :]
+    cs = c[None, :, :]
+    n = np.maximum(use.sum(axis=2), 1.0)
+    k_hi = k_hi[None, :]
+    sc = (use * cs).sum(axis=2)
+    sx = (use * xs).sum(axis=2)
+    scc = (use * cs * cs).sum(axis=2)
+    scx = (use * cs * xs).sum(axis=2)
+    det = n * scc - sc * sc
+    ok = np.abs(det) > 1e-10
+    k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
+    k = np.clip(k, k_range[0], k_hi)
+    w = np.clip((sx - k * sc) / n, 0.0, w_max)
+    k = np.clip(((use * cs * (xs - w[..., None])).sum(axis=2)) / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    # A clipped channel was at least as bright as seen: the gain must reach it (bright yellow clips
+    # red and green and leaves only blue to fit, which alone would ask for no gain at all).
+    needed = np.where(clipped[:, None, :], (xs - w[..., None]) / np.maximum(cs, 1e-6), 0.0).max(axis=2)
+    k = np.clip(np.maximum(k, needed), k_range[0], k_hi)
+    predicted = k[..., None] * cs + w[..., None]
+    err = (predicted - xs) * use
+    short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
+    total = np.sqrt((err * err + short * short).sum(axis=2) / 3.0)
+    wash = w / np.maximum(w + k * c.max(axis=1)[None, :], 1e-6)
+    return total / (x.mean(axis=1)[:, None] + 0.03), wash
+
+
+def chroma(bgr: np.ndarray) -> np.ndarray:
+    """CIE Lab chroma (float32) of a white-balanced BGR uint8 image, or of (N, 3) samples. Stick and
+    tile colours reach 55-85; wood, cloth and skin stay below about 40."""
+    arr = np.asarray(bgr)
+    img = arr.reshape(1, -1, 3) if arr.ndim == 2 else arr
+    lab = cv2.cvtColor(img.astype(np.float32) * np.float32(1 / 255.0), cv2.COLOR_BGR2Lab)
+    _, a, b = cv2.split(lab)
+    out = cv2.magnitude(a, b)
+    return out.reshape(-1) if arr.ndim == 2 else out

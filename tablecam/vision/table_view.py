@@ -1,0 +1,133 @@
+"""A camera frame seen as the table: where the table is, the frame's own white reference, a
+white-balanced top-down image to search in, and colours sampled at any table points.
+
+Searching needs a whole picture of the play area, but coarse (0.5-1 px/mm is plenty to find a
+board or a tile); reading a piece needs its own few hundred pixels, sharp. So the top-down image is
+small, and pieces are read by sampling the raw frame at their table points through the fix (lens
+included): no second, fine rectification of the whole table is ever made.
+
+`TableReader` keeps the table lock and the warp maps from frame to frame (the companion); `read_table`
+reads one photo on its own (`tablecam detect`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tablecam.calibration.geometry import MARKER_IDS, TableGeometry
+from tablecam.calibration.images import check_frame
+from tablecam.calibration.light import LightReference, white_reference
+from tablecam.calibration.table import TableFix, find_table
+from tablecam.calibration.topdown import RectifiedTable, rectify
+from tablecam.calibration.tracker import TableTracker
+from tablecam.errors import UserError
+
+CLIPPED = 250  # a raw channel at or above this is at the sensor's limit
+
+
+@dataclass(frozen=True, eq=False)
+class TableView:
+    """One frame over the table."""
+
+    frame: np.ndarray  # the raw camera frame, BGR
+    fix: TableFix
+    light: LightReference | None  # None: no marker paper could be sampled (then colours are raw)
+    top: RectifiedTable  # white-balanced, BGR, coarse
+    valid: np.ndarray  # bool, per top pixel: seen by the camera and not a marker with its paper
+    lut: np.ndarray | None  # (1, 256, 3) uint8: the white balance as a lookup table, per channel
+
+    @property
+    def ppm(self) -> float:
+        return self.top.px_per_mm
+
+    def sample(self, points_mm) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """At table points (N, 2), read from the raw frame (bilinear): white-balanced BGR (N, 3)
+        float32, whether each point lies inside the frame (N,), and which channels the sensor
+        clipped (N, 3) (at the sensor's limit before the white balance, or at 255 after it)."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 3), np.float32), np.zeros(0, bool), np.zeros((0, 3), bool)
+        px = self.fix.table_to_image(pts).astype(np.float32)
+        h, w = self.frame.shape[:2]
+        inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+        # remap wants a 2D map shorter than 32767 a side: fold the points into rows.
+        n = len(px)
+        width = min(n, 1024)
+        rows = -(-n // width)
+        maps = np.zeros((rows * width, 2), np.float32)
+        maps[:n] = px
+        maps = maps.reshape(rows, width, 2)
+        raw = cv2.remap(self.frame, maps[..., 0].copy(), maps[..., 1].copy(), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        got = cv2.LUT(raw, self.lut) if self.lut is not None else raw
+        got = got.reshape(-1, 3)[:n]
+        # Clipped by the sensor, or pushed to the top by the white balance (both hide the true value).
+        clipped = (raw.reshape(-1, 3)[:n] >= CLIPPED) | (got >= 254)
+        return got.astype(np.float32), inside, clipped
+
+    def px_per_mm_in_frame(self, at_mm) -> float:
+        """How many frame pixels a millimetre of table spans near `at_mm` (the camera's own resolution)."""
+        x, y = at_mm
+        p = self.fix.table_to_image([(x, y), (x + 10.0, y), (x, y + 10.0)])
+        return float(min(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])) / 10.0)
+
+
+class TableReader:
+    """Frame after frame: the table tracker's lock, and the search image's warp maps, are kept."""
+
+    def __init__(self, geometry: TableGeometry = TableGeometry(), profile=None, search_ppm: float = 1.0,
+                 margin_mm: float = 20.0) -> None:
+        self.geometry = geometry
+        self.profile = profile
+        self.search_ppm = search_ppm
+        self.margin_mm = margin_mm
+        self._tracker = TableTracker(geometry, profile)
+
+    def view(self, frame: np.ndarray) -> TableView:
+        frame = _colour_frame(frame)
+        fix = self._tracker.update(frame)
+        top = self._tracker.rectify(frame, fix, self.search_ppm, self.margin_mm)
+        return _view(frame, fix, top)
+
+
+def read_table(frame: np.ndarray, geometry: TableGeometry = TableGeometry(), profile=None, search_ppm: float = 1.0,
+               margin_mm: float = 20.0) -> TableView:
+    """One photo on its own. Raises UserError (one sentence) for a bad frame or too few markers."""
+    frame = _colour_frame(frame)
+    fix = find_table(frame, geometry, profile)
+    top = rectify(frame, fix, search_ppm, margin_mm)
+    return _view(frame, fix, top)
+
+
+def _colour_frame(frame) -> np.ndarray:
+    frame = check_frame(frame)
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise UserError("the pieces are told apart by colour: the camera frame must be a colour (BGR) image.")
+    return frame
+
+
+def _view(frame: np.ndarray, fix: TableFix, top: RectifiedTable) -> TableView:
+    valid = search_area(fix, top)
+    try:
+        light = white_reference(frame, fix)
+    except UserError:
+        light = None  # every marker seen is covered: colours are judged raw (a warning says so)
+    lut = np.ascontiguousarray(light.lookup_tables().T).reshape(1, 256, 3) if light is not None else None
+    image = cv2.LUT(top.image, lut) if lut is not None else top.image
+    return TableView(frame, fix, light, RectifiedTable(image, top.raster, fix), valid, lut)
+
+
+def search_area(fix: TableFix, top: RectifiedTable) -> np.ndarray:
+    """Top-down pixels the camera sees (outside its view the rectified image is black), minus each
+    marker with its white paper."""
+    seen = cv2.cvtColor(top.image, cv2.COLOR_BGR2GRAY) > 0
+    g = fix.geometry
+    keep_out = g.marker_mm / 2 + g.marker_mm / 3
+    for m in MARKER_IDS:
+        cx, cy = g.marker_centre(m)
+        (x0, y0), (x1, y1) = top.mm_to_px([(cx - keep_out, cy - keep_out), (cx + keep_out, cy + keep_out)])
+        seen[max(int(y0), 0):max(int(np.ceil(y1)) + 1, 0), max(int(x0), 0):max(int(np.ceil(x1)) + 1, 0)] = False
+    return seen

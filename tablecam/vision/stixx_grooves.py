@@ -39,7 +39,6 @@ SIDE_ACROSS_MM = 14.0  # the triangles' middles are 15.9 mm from each of their g
 # seeds 100000-100449: see the report of issue 8; seeds from 100500 were kept unseen).
 MAX_RESIDUAL = 0.25  # a strip pixel explained by a colour at least this well votes for it
 MIN_SHARE = 0.6  # of the strip's pixels, voting for one colour, to read that colour
-MIN_PIXEL_MARGIN = 0.05  # a pixel's best colour must beat its second by this residual to vote
 MAX_WASH = 0.35  # a pixel whose best colour needs more reflected white than colour votes for nothing
 BOARD_LIKE = 0.12  # chromaticity distance from the board's model colour, to measure the board by
 GLARED_BOARD = 0.15  # piece_colours residual of a side as the board's colour in shade or under glare
@@ -118,12 +117,8 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
     residuals, wash = fit_residuals(strip.reshape(-1, 3), refs_bgr, strip_clipped, with_wash=True)
     residuals = residuals.reshape(SLOTS, strip.shape[1], len(names))
     wash = wash.reshape(SLOTS, strip.shape[1], len(names))
-    order = np.argsort(residuals, axis=2)
-    best = order[..., 0]
-    first = np.take_along_axis(residuals, best[..., None], axis=2)[..., 0]
-    second = np.take_along_axis(residuals, order[..., 1:2], axis=2)[..., 0]
-    # A pixel votes only for a colour clearly better than the next (under glare orange drifts to yellow).
-    fits = (first < MAX_RESIDUAL) & (second - first >= MIN_PIXEL_MARGIN)
+    best = np.argmin(residuals, axis=2)
+    fits = np.take_along_axis(residuals, best[..., None], axis=2)[..., 0] < MAX_RESIDUAL
     # A colour explained mostly by reflected white is no longer told from the grey marker: such a
     # pixel votes for nothing (a glared stick is left unread rather than named grey or a colour).
     grey = [i for i, n in enumerate(names) if n == "grey"]

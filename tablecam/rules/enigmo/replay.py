@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass, replace
 
 from tablecam.rules import linecheck as lc
+from tablecam.rules.stepped import SteppedReplay
 from tablecam.rules.enigmo import pad as pads
 from tablecam.rules.enigmo.pad import Pad
 from tablecam.rules.enigmo.shutters import (SHUTTERS, alternatives, check_opening, closed, names, options,
@@ -239,23 +240,17 @@ def view(state: ReplayState) -> dict:
             "round": pad.rounds_played + 1, "over": pads.over(pad)}
 
 
-class Replay:
-    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`.
+def closing(state: ReplayState) -> list[dict]:
+    """What `finish()` adds: the unsettled roll and the final scores, said once."""
+    if state.final_said:
+        return []
+    return _unsettled(state) + [final_event(state.pad, pads.over(state.pad))]
 
-    A malformed line raises ValueError and changes nothing.
-    """
+
+class Replay(SteppedReplay):
+    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`."""
+
+    parse, step, show, closing = staticmethod(parse_line), staticmethod(step), staticmethod(view), staticmethod(closing)
 
     def __init__(self) -> None:
-        self.state = ReplayState()
-
-    def view(self) -> dict:
-        return view(self.state)
-
-    def feed(self, line: dict) -> list[dict]:
-        self.state, events = step(self.state, parse_line(line))
-        return events
-
-    def finish(self) -> list[dict]:
-        if self.state.final_said:
-            return []
-        return _unsettled(self.state) + [final_event(self.state.pad, pads.over(self.state.pad))]
+        super().__init__(ReplayState())

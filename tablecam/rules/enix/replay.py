@@ -51,6 +51,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tablecam.rules import linecheck as lc
+from tablecam.rules.stepped import SteppedReplay
 from tablecam.rules.enix.cards import Card, final_scores, play_order, score_json
 from tablecam.rules.enix.energies import ENERGIES, ENIX_CARD, SOLAR, RayTable
 from tablecam.rules.enix.lattice import DEFAULT_ACROSS_FLATS_MM, OFF_LATTICE_FRACTION, Lattice, fit_lattice
@@ -482,21 +483,10 @@ def view(state: ReplayState) -> dict:
     }
 
 
-class Replay:
-    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`.
+class Replay(SteppedReplay):
+    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`."""
 
-    A malformed line raises ValueError and changes nothing.
-    """
+    parse, step, show, closing = staticmethod(parse_line), staticmethod(step), staticmethod(view), staticmethod(final_event)
 
     def __init__(self, rays: RayTable | None = None, hex_mm: float = DEFAULT_ACROSS_FLATS_MM) -> None:
-        self.state = ReplayState(rays=rays or RayTable.default(), pitch=hex_mm)
-
-    def feed(self, line: dict) -> list[dict]:
-        self.state, events = step(self.state, parse_line(line))
-        return events
-
-    def finish(self) -> list[dict]:
-        return final_event(self.state)
-
-    def view(self) -> dict:
-        return view(self.state)
+        super().__init__(ReplayState(rays=rays or RayTable.default(), pitch=hex_mm))

@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from itertools import permutations
 
 from tablecam.rules import linecheck as lc
+from tablecam.rules.stepped import SteppedReplay
 from tablecam.rules.stixx import basic, expert
 from tablecam.rules.stixx.basic import COLOURS, MARKER, BasicState
 from tablecam.rules.stixx.board import DEFAULT_PITCH_MM, SLOTS, BoardPose, rotate_slot, steps_between, touching
@@ -374,23 +375,17 @@ def view(state: ReplayState) -> dict:
     return page
 
 
-class Replay:
-    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`.
+def closing(state: ReplayState) -> list[dict]:
+    """What `finish()` adds: the end, when the game never reached it."""
+    if state.engine is None or state.ended:
+        return []
+    return [end_event(state)]
 
-    A malformed line raises ValueError and changes nothing.
-    """
+
+class Replay(SteppedReplay):
+    """`feed(line) -> events`, `finish() -> closing events`, `view() -> the page's picture of now`."""
+
+    parse, step, show, closing = staticmethod(parse_line), staticmethod(step), staticmethod(view), staticmethod(closing)
 
     def __init__(self) -> None:
-        self.state = ReplayState()
-
-    def view(self) -> dict:
-        return view(self.state)
-
-    def feed(self, line: dict) -> list[dict]:
-        self.state, events = step(self.state, parse_line(line))
-        return events
-
-    def finish(self) -> list[dict]:
-        if self.state.engine is None or self.state.ended:
-            return []
-        return [end_event(self.state)]
+        super().__init__(ReplayState())

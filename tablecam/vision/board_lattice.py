@@ -107,11 +107,14 @@ class LatticeFit:
     alternatives: tuple[Lattice, ...] = ()
 
 
-def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int = 3) -> LatticeFit | None:
+def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int = 3,
+                allow_bend: bool = True) -> LatticeFit | None:
     """The lattice that puts the most weight of `points_mm` on sites (+-site, +-site) of cells.
 
     None when fewer than `min_marks` marks agree on any lattice (two points fit some lattice
-    whatever they are).
+    whatever they are). `allow_bend=False` when the table frame is known to be straight (a calibrated
+    lens): a bend could then only follow the marks' own errors (a catalyst beside a ring, spots on
+    a hand), moving tiles off their ink by a millimetre or two.
     """
     p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
@@ -159,6 +162,9 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     # straight board (a calibrated lens) keeps no bend: fitted to noise, it would only move the
     # outer cells.
     rigid_inliers = inl
+    if not allow_bend:
+        return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), Bend(np.zeros((1, 2))),
+                          _mirror_images(canonical, signs[inl], site))
     bend = fit_bend(canonical, p[inl], cells[inl], signs[inl], site, w[inl])
     for _ in range(BEND_ROUNDS):
         bent = _bent_residual(canonical, bend, p, cells, signs, site)
@@ -178,6 +184,14 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
         return None
     return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), bend,
                       _mirror_images(canonical, signs[inl], site))
+
+
+def site_residuals(lattice: Lattice, bend: Bend, points_mm, site: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each point's distance (cell units) from its nearest site of the bent lattice, its cell
+    (N, 2) int and the site's signs (N, 2) +-1."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    _, cells, signs = _sites(lattice, p, site)
+    return _bent_residual(lattice, bend, p, cells, signs, site), cells, signs
 
 
 def _bent_residual(lattice: Lattice, bend: Bend, p: np.ndarray, cells: np.ndarray, signs: np.ndarray,

@@ -12,11 +12,12 @@ How a frame is read:
    phase) is the one that puts the most of them on micropul sites (board_lattice.py). Clutter,
    hands and other games do not make such a lattice.
 3. Stones: round colourful blobs on the board's cells (colour_blobs.py); the quadrant under a
-   stone cannot be seen and does not count when its tile is read.
+   stone cannot be seen and does not count when its tile is read, nor do the pixels a stone leans
+   over or shades on the quadrants and tiles around it.
 4. Each cell of the lattice that has discs, and each neighbour (big tiles have no small discs), is
    cut out of the raw frame at 2 px/mm, aligned on its own ink and read against templates of the
    printed marks, among the faces of the 48 real tiles only (micropul_faces.py). The board grows
-   cell by cell from the tiles found.
+   cell by cell from the tiles found; cells of the table's own colour (wood, cloth) are not read.
 5. A cell is a tile when its paper is paper (neutral, as bright as the board's) and the best face
    fits it closely, with ink where the face has micropul. A tile something covers in part (a hand)
    or whose best face is not clearly better than the next is reported with `quadrants: null` and a
@@ -37,10 +38,11 @@ import numpy as np
 from tablecam.calibration.geometry import TableGeometry
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
-from .board_lattice import Lattice, fit_lattice
+from .board_lattice import TIGHT_UNITS, Lattice, fit_lattice, site_residuals
 from .colour_blobs import blobs_in_regions
 from .face_down import find_face_down
-from .micropul_faces import BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, read_faces
+from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, faces_matching,
+                             read_faces)
 from .print_ink import disc_spots
 from .table_patches import quad_patches
 from .tile_darkness import tile_darkness
@@ -62,6 +64,9 @@ MIN_MICROPUL_INK = 0.55  # every visible micropul of that face shows at least th
 MIN_GAIN = 0.5  # the tile's ink as a whole
 MAX_PAPER_TINT = 0.15  # white-balanced paper is grey: (max - min channel) / mean stays below this
 MIN_PAPER_WHITE = 0.55  # ... and at least this bright against the board's paper
+# ... or, where discs were found on the cell's sites, this bright: a hand's shadow darkens a tile
+# that still reads (the face must fit as closely, with ink on its micropul).
+MIN_SHADED_PAPER_WHITE = 0.3
 # ... and its face is read when the best face beats the next one that differs where it can be seen:
 MIN_MARGIN = 1.0  # squared-darkness units for a 60 px tile (scaled with the tile's pixel area)
 # Faces this close to the best (same units) stay candidates when the set's one-copy-per-tile rule
@@ -157,7 +162,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
     # A micropul is printed on paper: spots on a coloured or dark ground (wood grain, cloth,
     # a sleeve) hardly count, however dark and round they are.
     strength = spots.strength[inside] * _on_paper(search, spots.centres_px[inside], DISC * tile)
-    fit = fit_lattice(spots_mm, strength, tile, SITE, min_marks=2)
+    # With a lens profile the table frame is straight: the board is not bent (see fit_lattice).
+    fit = fit_lattice(spots_mm, strength, tile, SITE, min_marks=2, allow_bend=settings.profile is None)
     if fit is None:
         warnings.append(NO_BOARD)
         return obs
@@ -174,10 +180,21 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         blurs = [BLUR_MM.index(v.reading.blur_mm) for v in verdicts.values() if v.kind == "tile" and v.face]
         if blurs:
             limit = int(np.median(blurs)) + 1
-            readings = read_faces(model, everything.dark, everything.visible, limit)
-            fits = np.array(_fits(model, readings, everything.dark, everything.visible), bool)
-            parts = [replace(everything, readings=readings, fits=fits)]
-            verdicts = _judge(model, readings, everything.visible, everything.whites, everything.tint, fits, cells,
+            # Read again the cells read with a wider blur, and those near a stone (every stone is
+            # known now: one found late may lean over a cell read early); the others would read
+            # the same.
+            redo = np.array([BLUR_MM.index(r.blur_mm) > limit for r in everything.readings], bool)
+            redo |= _near_stones(everything.centres, stone_cells, STONE_SHADE_WIDE_MM + tile / math.sqrt(2))
+            readings, visible = list(everything.readings), everything.visible.copy()
+            fits, weights = everything.fits.copy(), everything.weights.copy()
+            if redo.any():
+                idx = np.nonzero(redo)[0]
+                r2, v2, f2, w2 = _read_shaded(model, everything.dark[redo], _stone_quadrants(cells, stone_cells)[redo],
+                                              lattice, everything.centres[redo], stone_cells, limit)
+                for j, k in enumerate(idx):
+                    readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
+            parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
+            verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
                               support, side_px)
     everything = _Cells.join(parts) if parts else None
 
@@ -249,13 +266,14 @@ class _Cells:
     whites: np.ndarray
     tint: np.ndarray
     fits: np.ndarray  # the best face fits closely, with ink where it has micropul (see _fits)
+    weights: np.ndarray  # per pixel of `dark`: 0 where a stone leans over the cell or shades it
 
     @staticmethod
     def join(parts: list["_Cells"]) -> "_Cells":
         return _Cells(np.concatenate([p.centres for p in parts]), np.concatenate([p.visible for p in parts]),
                       [r for p in parts for r in p.readings], np.concatenate([p.dark for p in parts]),
                       np.concatenate([p.whites for p in parts]), np.concatenate([p.tint for p in parts]),
-                      np.concatenate([p.fits for p in parts]))
+                      np.concatenate([p.fits for p in parts]), np.concatenate([p.weights for p in parts]))
 
 
 def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, strength, state, settings, model,
@@ -268,6 +286,16 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
     for w, c in zip(strength[on_board], lattice.cell_of(spots_mm[on_board])):
         key = (int(c[0]), int(c[1]))
         support[key] = support.get(key, 0.0) + float(w)
+    # Tiles that a hand cuts off from the rest of the board are still on its lattice: a cell beyond
+    # the main group counts when two of its sites carry a disc (one spot on a site may be chance).
+    residual, spot_cells, signs = site_residuals(lattice, fit.bend, spots_mm, SITE)
+    beyond = ~fit.inliers & (residual < TIGHT_UNITS) & (strength >= MIN_SPOT)
+    sites_by_cell: dict[tuple[int, int], set] = {}
+    for c, sg in zip(spot_cells[beyond], signs[beyond]):
+        sites_by_cell.setdefault((int(c[0]), int(c[1])), set()).add((int(sg[0]), int(sg[1])))
+    for key, sites in sites_by_cell.items():
+        if len(sites) >= 2 and key not in support:
+            support[key] = float(len(sites)) * MIN_SPOT
     remembered = _remembered_tiles(state, lattice)
     frontier = set(support) | set(remembered)
     for cell in list(frontier):
@@ -277,13 +305,17 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
     parts: list[_Cells] = []
     stone_cells: list = []
     verdicts: dict = {}
+    table: set = set()  # cells whose colour is the table's, not paper: not cut out and read
     for _ in range(MAX_GROWTH_ROUNDS):
-        new = sorted(frontier - set(cells), key=lambda c: (c[1], c[0]))
+        new = sorted(frontier - set(cells) - table, key=lambda c: (c[1], c[0]))
+        looks_table = _coloured_ground(search, lattice, new)
+        table |= {c for c, t in zip(new, looks_table) if t and c not in support and c not in remembered}
+        new = [c for c in new if c not in table]
         if not new:
             break
         found_stones = _find_stones(search, lattice, new, settings, frame)
         stone_cells += found_stones
-        parts.append(_read_new_cells(frame, fix, lattice, fit.bend, new, found_stones, model, light))
+        parts.append(_read_new_cells(frame, fix, lattice, fit.bend, new, stone_cells, model, light))
         cells += new
         everything = _Cells.join(parts)
         verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
@@ -309,46 +341,146 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
     side_px = model.side_px
     centres = _cell_centres(lattice, bend, cells)
     shifts = np.zeros((len(cells), 2))  # mm, from each cell's lattice place to its tile
-    visible = np.ones((len(cells), 4), bool)
-    for cell, quadrant, _, _ in stones:
-        if cell in cells:
-            visible[cells.index(cell), QUADRANTS.index(quadrant)] = False
+    under_stones = _stone_quadrants(cells, stones)
     margin_px = int(round(PATCH_MARGIN_MM * side_px / tile))
-    patches, grey, dark, whites, readings = _read_cells(frame, fix, lattice, bend, cells, shifts, visible, model)
-    tint = _paper_tint(patches, grey, light, side_px, margin_px)
+    patches, grey, dark, whites = _cut_cells(frame, fix, lattice, bend, cells, shifts, model)
+    readings, visible, fits, weights = _read_shaded(model, dark, under_stones, lattice, centres, stones)
+    tint = _paper_tint(patches, grey, light, side_px, margin_px, weights)
     # Align each tile on its own ink (a big tile's thin ring and the small catalysts are sensitive
     # to half a pixel), then read again. Table cells keep their place: aligning them on clutter
     # would only help clutter look like a tile.
-    fits = np.array(_fits(model, readings, dark, visible), bool)
     # Align what may be a tile: a misplaced thin ring fits loosely until it is aligned.
-    loose = np.array(_fits(model, readings, dark, visible, ALIGN_LOOSENESS), bool)
+    loose = np.array(_fits(model, readings, dark, visible, ALIGN_LOOSENESS, weights), bool)
     looks = loose & (np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT)
     shift_px = np.zeros((len(cells), 2))
     if looks.any():
-        shift_px[looks] = alignment(model, [r for r, ok in zip(readings, looks) if ok], dark[looks], visible[looks])
+        shift_px[looks] = alignment(model, [r for r, ok in zip(readings, looks) if ok], dark[looks], visible[looks],
+                                    weights=weights[looks])
     # Read again where the shift matters (most tiles sit on the lattice within a fifth of a pixel).
     again = np.hypot(shift_px[:, 0], shift_px[:, 1]) > REREAD_SHIFT_PX
     if again.any():
         shifts[again] = (shift_px[again] / (side_px / tile)) @ lattice.rotation.T
         centres = centres + shifts
-        p2, g2, d2, w2, r2 = _read_cells(frame, fix, lattice, bend, [c for c, a in zip(cells, again) if a],
-                                         shifts[again], visible[again], model)
-        t2 = _paper_tint(p2, g2, light, side_px, margin_px)
+        p2, g2, d2, w2 = _cut_cells(frame, fix, lattice, bend, [c for c, a in zip(cells, again) if a],
+                                    shifts[again], model)
+        r2, v2, f2, wt2 = _read_shaded(model, d2, under_stones[again], lattice, centres[again], stones)
+        t2 = _paper_tint(p2, g2, light, side_px, margin_px, wt2)
         idx = np.nonzero(again)[0]
-        dark, whites, tint = dark.copy(), whites.copy(), tint.copy()
+        dark, whites, tint, visible, fits, weights = (a.copy() for a in (dark, whites, tint, visible, fits, weights))
         readings = list(readings)
-        f2 = _fits(model, r2, d2, visible[again])
-        fits = fits.copy()
         for j, k in enumerate(idx):
             dark[k], whites[k], tint[k], readings[k], fits[k] = d2[j], w2[j], t2[j], r2[j], f2[j]
-    return _Cells(centres, visible, readings, dark, whites, tint, fits)
+            visible[k], weights[k] = v2[j], wt2[j]
+    return _Cells(centres, visible, readings, dark, whites, tint, fits, weights)
 
 
-def _read_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.ndarray, visible: np.ndarray,
-                model: FaceModel):
-    """Cut the cells out of the frame and read their faces. Each patch follows its cell of the bent
-    lattice (without a lens profile a wide lens shrinks the tiles near the frame's edge by a few
-    per cent, and turns them a little), moved by `shifts_mm`."""
+# From a stone's centre, what its body (seen at a slant it leans over the next quadrant or tile)
+# and its shadow may cover. Masking the wide reach always would also hide the catalysts of the
+# tiles around (then unsure): the narrow one is used first, the wide one where the tile does not
+# fit without it.
+STONE_SHADE_MM = 10.0
+STONE_SHADE_WIDE_MM = 12.5
+
+
+def _read_shaded(model: FaceModel, dark: np.ndarray, under_stones: np.ndarray, lattice: Lattice,
+                 centres: np.ndarray, stones: list, max_blur: int | None = None):
+    """Read the cells' faces with the pixels near stones left out: (readings, visible quadrants,
+    fits, pixel weights)."""
+    side_px = model.side_px
+    weights = _stone_weights(lattice, centres, stones, side_px, STONE_SHADE_MM)
+    readings = read_faces(model, dark, under_stones, max_blur, weights)
+    visible = np.array([r.visible for r in readings], bool).reshape(-1, 4)
+    fits = np.array(_fits(model, readings, dark, visible, weights=weights), bool).reshape(-1)
+    retry = ~fits if stones else np.zeros(len(fits), bool)
+    if retry.any():
+        wide = _stone_weights(lattice, centres[retry], stones, side_px, STONE_SHADE_WIDE_MM)
+        near = wide.reshape(len(wide), -1).min(axis=1) < 1.0
+        retry[np.nonzero(retry)[0][~near]] = False
+        wide = wide[near]
+    if retry.any():
+        r2 = read_faces(model, dark[retry], under_stones[retry], max_blur, wide)
+        v2 = np.array([r.visible for r in r2], bool).reshape(-1, 4)
+        f2 = np.array(_fits(model, r2, dark[retry], v2, weights=wide), bool)
+        readings = list(readings)
+        for j, k in enumerate(np.nonzero(retry)[0]):
+            if f2[j]:
+                readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], True, wide[j]
+    return readings, visible, fits, weights
+
+
+GROUND_TINT = 0.3  # twice what paper may show: the brightest half of a cell this coloured is no tile
+
+
+def _coloured_ground(search: _Search, lattice: Lattice, cells: list) -> np.ndarray:
+    """(N,) bool: cells whose brightest half is clearly coloured once white balanced (wood, cloth):
+    the table around the board, which need not be cut out and read. A tile's paper is grey there
+    whatever lies on part of it (a stone, a finger)."""
+    n = len(cells)
+    if n == 0 or search.light is None:
+        return np.zeros(n, bool)
+    steps = (np.arange(7) - 3) / 3 * 0.35  # 7 x 7 points over the inner 70 % of a cell
+    gu, gv = np.meshgrid(steps, steps)
+    units = np.array(cells, dtype=np.float64)[:, None, :] + np.stack([gu.ravel(), gv.ravel()], axis=1)[None]
+    px = np.round(search.mm_to_px(lattice.to_mm(units.reshape(-1, 2)))).astype(int)
+    h, w = search.grey.shape
+    px[:, 0] = np.clip(px[:, 0], 0, w - 1)
+    px[:, 1] = np.clip(px[:, 1], 0, h - 1)
+    colours = search.bgr[px[:, 1], px[:, 0]].reshape(n, -1, 3).astype(np.float64)
+    half = colours.shape[1] // 2
+    order = np.argsort(colours.sum(axis=2), axis=1)[:, half:]
+    bright = np.take_along_axis(colours, order[..., None], axis=1).mean(axis=1)
+    balanced = search.light.correct_colours(bright)
+    tint = (balanced.max(axis=1) - balanced.min(axis=1)) / np.maximum(balanced.mean(axis=1), 1.0)
+    return tint > GROUND_TINT
+
+
+def _near_stones(centres: np.ndarray, stones: list, reach_mm: float) -> np.ndarray:
+    """(N,) bool: cells whose centre lies within `reach_mm` of a stone."""
+    if not stones or len(centres) == 0:
+        return np.zeros(len(centres), bool)
+    stone_mm = np.array([s[3] for s in stones], dtype=np.float64).reshape(-1, 2)
+    d = np.hypot(centres[:, None, 0] - stone_mm[None, :, 0], centres[:, None, 1] - stone_mm[None, :, 1])
+    return d.min(axis=1) < reach_mm
+
+
+def _stone_quadrants(cells: list, stones: list) -> np.ndarray:
+    """(N, 4) bool: False for the quadrant each stone lies on (a stone sits on a micropul)."""
+    visible = np.ones((len(cells), 4), bool)
+    index = {c: k for k, c in enumerate(cells)}
+    for cell, quadrant, _, _ in stones:
+        if cell in index:
+            visible[index[cell], QUADRANTS.index(quadrant)] = False
+    return visible
+
+
+def _stone_weights(lattice: Lattice, centres: np.ndarray, stones: list, side_px: int, reach_mm: float) -> np.ndarray:
+    """(N, side, side) pixel weights of the cells' patches: 0 within `reach_mm` of a stone.
+    A stone seen at a slant leans over the next quadrant or tile, and its shadow falls there: those
+    pixels say nothing about the print, and would make a good tile look covered or misread."""
+    n = len(centres)
+    weights = np.ones((n, side_px, side_px), np.float32)
+    if n == 0 or not stones:
+        return weights
+    stone_mm = np.array([s[3] for s in stones], dtype=np.float64).reshape(-1, 2)
+    pitch = lattice.pitch_mm
+    offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch  # pixel centres along a side, mm
+    gx, gy = np.meshgrid(offsets, offsets)
+    local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T  # (P, 2) mm from the centre
+    reach = reach_mm + pitch / math.sqrt(2)
+    for k in range(n):
+        near = stone_mm[np.hypot(*(stone_mm - centres[k]).T) < reach]
+        if len(near) == 0:
+            continue
+        pts = centres[k] + local
+        d = np.hypot(pts[:, None, 0] - near[None, :, 0], pts[:, None, 1] - near[None, :, 1]).min(axis=1)
+        weights[k] = (d >= reach_mm).reshape(side_px, side_px)
+    return weights
+
+
+def _cut_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.ndarray, model: FaceModel):
+    """Cut the cells out of the frame: (colour patches, grey, ink darkness, quadrant whites). Each
+    patch follows its cell of the bent lattice (without a lens profile a wide lens shrinks the
+    tiles near the frame's edge by a few per cent, and turns them a little), moved by `shifts_mm`."""
     side_px = model.side_px
     ppm = side_px / lattice.pitch_mm
     margin_px = int(round(PATCH_MARGIN_MM * ppm))
@@ -366,7 +498,7 @@ def _read_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.n
     else:
         grey = patches
     dark, whites = tile_darkness(grey, side_px, margin_px)
-    return patches, grey, dark, whites, read_faces(model, dark, visible)
+    return patches, grey, dark, whites
 
 
 def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _Search:
@@ -466,7 +598,8 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ lattice.rotation.T
     regions = [search.mm_to_px(lattice.to_mm(np.array([cell], dtype=np.float64))[0] + square) for cell in cells]
     balance = search.light.correct if search.light is not None else None
-    blobs = blobs_in_regions(search.bgr, search.white, regions, STONE_MM * search.ppm, balance=balance)
+    blobs = blobs_in_regions(search.bgr, search.white, regions, STONE_MM * search.ppm, balance=balance,
+                             max_coloured=MAX_COLOURED_CELL)
     profile = settings.colours or default_profile(GAME)
     stones = []
     for b in blobs:
@@ -482,6 +615,9 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     return stones
 
 
+# A cell's region is looked at for stones unless this much of it is coloured: a hand over most of
+# a tile may leave its stone in view (a coloured table is one big blob, never a stone's size).
+MAX_COLOURED_CELL = 0.9
 STONE_COLOUR_DELTA_E = 40.0  # further than this from every taught colour: not one of the stones
 MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out shadows are not
 
@@ -522,7 +658,8 @@ def _lab_chroma(bgr) -> float:
     return float(math.hypot(lab[1], lab[2]))
 
 
-def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, margin_px: int) -> np.ndarray:
+def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, margin_px: int,
+                weights: np.ndarray | None = None) -> np.ndarray:
     """Per patch and quadrant, how un-paper-like its colour is, once white balanced: the larger of
     the tint of its brightest third (paper is grey) and the share of its pixels that are coloured
     at all (ink is black; skin and sleeves are not, even where they leave paper around).
@@ -538,6 +675,8 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
     g = grey[:, margin_px:margin_px + side_px:2, margin_px:margin_px + side_px:2].astype(np.float32)
     colour = inner.astype(np.float32)
     spread = colour.max(axis=3) - colour.min(axis=3)
+    # Pixels a stone leans over or shades (weight 0) are neither paper nor something over the tile.
+    seen = np.ones(g.shape, bool) if weights is None else weights[:, ::2, ::2] > 0.5
     h = half // 2
     for k, (ys, xs) in enumerate(((slice(0, h), slice(0, h)), (slice(0, h), slice(h, None)),
                                   (slice(h, None), slice(0, h)), (slice(h, None), slice(h, None)))):
@@ -545,13 +684,15 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
         gb = g[:, ys, xs].reshape(n, -1)
         kth = int(0.67 * (gb.shape[1] - 1))
         cut = np.partition(gb, kth, axis=1)[:, kth:kth + 1]
-        sel = (gb >= cut)[..., None]
+        sb = seen[:, ys, xs].reshape(n, -1)
+        sel = ((gb >= cut) & sb)[..., None]
         paper = (block * sel).sum(axis=1) / np.maximum(sel.sum(axis=1), 1)
         tint = (paper.max(axis=1) - paper.min(axis=1)) / np.maximum(paper.mean(axis=1), 1.0)
         white = np.maximum(paper.mean(axis=1), 16.0)[:, None]
         # Only light pixels: JPEG smears colour along every black edge, and ink is dark.
         light_px = gb > COLOURED_MIN_GREY * white
-        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px).mean(axis=1)
+        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px & sb).sum(axis=1) \
+            / np.maximum(sb.sum(axis=1), 1)
         out[:, k] = np.maximum(tint, coloured * (MAX_PAPER_TINT / MAX_COLOURED_SHARE))
     return out
 
@@ -578,7 +719,8 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
     out = {}
     for k, cell in enumerate(cells):
         r = readings[k]
-        bright = board_white is not None and whites[k][visible[k]].min() >= MIN_PAPER_WHITE * board_white \
+        least = MIN_SHADED_PAPER_WHITE if cell in support else MIN_PAPER_WHITE
+        bright = board_white is not None and whites[k][visible[k]].min() >= least * board_white \
             if visible[k].any() else False
         if fits[k] and paper_ok[k] and bright and (visible[k].all() or _visible_ink(model, r, visible[k]) > 1.0
                                                   or _next_to_a_tile(cell, cells, fits, paper_ok, visible)):
@@ -608,19 +750,24 @@ def _next_to_a_tile(cell, cells, fits, paper_ok, visible) -> bool:
 
 
 def _fits(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visible: np.ndarray,
-          looseness: float = 1.0) -> list[bool]:
+          looseness: float = 1.0, weights: np.ndarray | None = None) -> list[bool]:
     """The best face fits the cell closely (error up to `looseness` times the limit), with ink where
     it has micropul."""
-    out = []
-    for k, r in enumerate(readings):
-        vis = visible[k]
-        q_err = np.array(r.quadrant_error)
-        # Under a stone lies a micropul: a tile whose other quadrants are bare shows no ink to gauge.
-        inked = _visible_ink(model, r, vis) > 1.0
-        ok = bool(vis.any() and q_err[vis].max() <= looseness * MAX_QUADRANT_ERROR
-                  and (r.gain >= MIN_GAIN or not inked))
-        out.append(ok and _micropul_ink(model, r, dark[k], vis) >= MIN_MICROPUL_INK)
-    return out
+    n = len(readings)
+    if n == 0:
+        return []
+    visible = np.asarray(visible, bool).reshape(n, 4)
+    q_err = np.array([r.quadrant_error for r in readings])
+    gain = np.array([r.gain for r in readings])
+    bi = np.array([BLUR_MM.index(r.blur_mm) for r in readings])
+    t_idx = model.face_templates[[r.face_index for r in readings]]  # (N, 4)
+    # Under a stone lies a micropul: a tile whose other quadrants are bare shows no ink to gauge.
+    energy = model.norms[bi[:, None], np.arange(4)[None, :], t_idx]  # (N, 4)
+    inked = (energy * visible).sum(axis=1) > 1.0
+    worst = np.where(visible, q_err, -np.inf).max(axis=1)
+    ok = visible.any(axis=1) & (worst <= looseness * MAX_QUADRANT_ERROR) & ((gain >= MIN_GAIN) | ~inked)
+    ink = _micropul_ink(model, readings, dark, visible, weights)
+    return [bool(v) for v in ok & (ink >= MIN_MICROPUL_INK)]
 
 
 def _visible_ink(model: FaceModel, r: FaceReading, visible: np.ndarray) -> float:
@@ -638,26 +785,34 @@ def _partly_paper(k: int, whites: np.ndarray, tint: np.ndarray, board_white: flo
     return bool(paper.any())
 
 
-def _micropul_ink(model: FaceModel, r: FaceReading, dark: np.ndarray, visible: np.ndarray) -> float:
-    """The weakest ink, relative to the face's template, over the face's visible micropul quadrants."""
-    from .micropul_faces import BLUR_MM, TEMPLATE_NAMES, _quadrant_slice
+def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visible: np.ndarray,
+                  weights: np.ndarray | None = None) -> np.ndarray:
+    """Per reading, the weakest ink relative to the face's template over the face's visible micropul
+    quadrants (inf when a stone hides the only micropul, 0 when the face shows none at all)."""
+    from .micropul_faces import TEMPLATE_NAMES, _quadrant_slice
 
-    fi = r.face_index
-    bi = BLUR_MM.index(r.blur_mm)
+    n = len(readings)
     half = model.quadrant_px
-    best = math.inf
+    bi = np.array([BLUR_MM.index(r.blur_mm) for r in readings])
+    t_idx = model.face_templates[[r.face_index for r in readings]]  # (N, 4)
+    big = np.array([bool(r.face.big) for r in readings])
+    micropul = np.isin(t_idx, [TEMPLATE_NAMES.index("W"), TEMPLATE_NAMES.index("B")]) | big[:, None]
+    best = np.full(n, np.inf)
     for qi, q in enumerate(QUADRANTS):
-        t_idx = model.face_templates[fi, qi]
-        if not visible[qi] or (TEMPLATE_NAMES[t_idx] not in ("W", "B") and not r.face.big):
+        use = visible[:, qi] & micropul[:, qi]
+        if not use.any():
             continue
         ys, xs = _quadrant_slice(q, half)
-        o = dark[ys, xs].ravel()
-        t = model.templates[bi, qi, t_idx]
-        best = min(best, float(o @ t / max(float(t @ t), 1e-9)))
-    if best < math.inf:
-        return best
+        o = dark[use][:, ys, xs].reshape(int(use.sum()), -1)
+        t = model.templates[bi[use], qi, t_idx[use, qi]]  # (M, P)
+        if weights is not None:
+            t = t * weights[use][:, ys, xs].reshape(len(t), -1)  # the ink where it can be seen
+        ratio = (o * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-9)
+        best[use] = np.minimum(best[use], ratio)
     # No micropul of this face can be seen: fine when a stone hides one (it lies on a micropul).
-    return math.inf if not visible.all() else 0.0
+    none_seen = ~np.isfinite(best) & visible.all(axis=1)
+    best[none_seen] = 0.0
+    return best
 
 
 def _board(verdicts: dict) -> dict:
@@ -708,7 +863,15 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
     for cell, v in tiles.items():
         if cell in faces or v.kind != "tile":
             continue
-        candidates = [model.faces[i] for i in v.reading.close_faces(ELIMINATION_WINDOW * scale)]
+        k = cells.index(cell)
+        if v.face is not None and v.face.big:
+            candidates = [v.face]  # a stone leaves a big micropul's colour and catalyst to be seen
+        elif v.face is not None:
+            # What can be seen was read for sure (as for a tile in full view): only what a stone
+            # hides is open.
+            candidates = [model.faces[i] for i in faces_matching(model, v.reading.face_index, visible[k])]
+        else:
+            candidates = [model.faces[i] for i in v.reading.close_faces(ELIMINATION_WINDOW * scale)]
         before = remembered.get(cell)
         if before is not None and before in candidates:
             faces[cell] = before
@@ -770,7 +933,11 @@ def _use(face: Face, used: dict[int, int]) -> None:
 # of misplacement hardly change it, unlike the mark's shape. Measured on both artworks: a dot
 # 5-12 mm2, a plus 11-25 mm2 (the simulator's drawing prints them larger than the sheet).
 BIG_CATALYST_SPLIT = {"B": 12.8, "W": 10.0}
-BIG_CATALYST_UNSURE = 0.6  # mm2 either side of the split: unknown
+BIG_CATALYST_UNSURE = 0.6  # mm2 either side of the split: the templates decide, or unknown
+# ... by this margin (squared-darkness units for a 60 px tile, as MIN_MARGIN) between the two big
+# faces of that colour: on seeds 1000-1099 a dot read against a plus by at most 0.12 the wrong way,
+# a plus by at least 1.4 the right way.
+BIG_TEMPLATE_MARGIN = 2.0
 CATALYST_REACH_MM = 4.0
 
 
@@ -792,7 +959,12 @@ def _big_catalysts(verdicts: dict, cells: list, read: "_Cells", model: FaceModel
         area = float(np.clip(ink, 0.0, 1.0).sum()) / (ppm * ppm)
         split = BIG_CATALYST_SPLIT[colour]
         if abs(area - split) < BIG_CATALYST_UNSURE:
-            face = None
+            errors = v.reading.face_errors
+            dot_vs_plus = float(errors[model.faces.index(big_face(colour, "1"))]
+                                - errors[model.faces.index(big_face(colour, "+"))])
+            margin = BIG_TEMPLATE_MARGIN * (side / 60.0) ** 2
+            face = big_face(colour, "+") if dot_vs_plus >= margin else \
+                big_face(colour, "1") if dot_vs_plus <= -margin else None
         else:
             face = big_face(colour, "1" if area < split else "+")
         out[cell] = replace(v, face=face)

@@ -191,41 +191,62 @@ class FaceReading:
     quadrant_error: tuple[float, float, float, float]  # per-pixel squared error of each quadrant
     runner_up: Face | None
     face_errors: np.ndarray  # (faces,) the error of every face of the set at the chosen blur
+    visible: tuple[bool, bool, bool, bool] = (True, True, True, True)  # the quadrants that were read
 
     def close_faces(self, within: float) -> list[int]:
         """Faces whose error is within `within` of the best one's (the best included)."""
         return [int(i) for i in np.nonzero(self.face_errors <= self.error + within)[0]]
 
 
-def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_blur: int | None = None) -> list[FaceReading]:
+def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_blur: int | None = None,
+               weights: np.ndarray | None = None) -> list[FaceReading]:
     """The most likely face of each darkness patch.
 
     patches: (N, side_px, side_px) float32 darkness, tile-aligned; visible: (N, 4) bool per quadrant
     (False where a stone lies: that quadrant does not count); max_blur: the widest blur (an index
-    into BLUR_MM) to consider, e.g. what the rest of the photo shows.
+    into BLUR_MM) to consider, e.g. what the rest of the photo shows; weights: (N, side_px, side_px)
+    per-pixel weights in [0, 1], or None for all ones (0 where a stone on a neighbouring place
+    leans over the tile or shades it: those pixels say nothing about the print).
     """
     n = len(patches)
     if n == 0:
         return []
     half = model.quadrant_px
-    obs = np.stack([patches[:, ys, xs].reshape(n, -1) for ys, xs in
-                    (_quadrant_slice(q, half) for q in QUADRANTS)], axis=1)  # (N, 4, P)
-    obs_norm = np.einsum("nqp,nqp->nq", obs, obs)  # (N, 4)
+    slices = [_quadrant_slice(q, half) for q in QUADRANTS]
+    obs = np.stack([patches[:, ys, xs].reshape(n, -1) for ys, xs in slices], axis=1)  # (N, 4, P)
     n_blur, _, n_t, n_p = model.templates.shape
+    visible = np.asarray(visible, bool).copy()
+    obs_norm = np.einsum("nqp,nqp->nq", obs, obs)  # (N, 4)
     # Per quadrant, one matrix product (BLAS) of the patches with every blur's templates.
     dots = np.stack([obs[:, q] @ model.templates[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
+    norms = np.repeat(model.norms.transpose(1, 0, 2).reshape(1, 4, -1), n, axis=0)  # (N, 4, blur * T)
+    counts = np.full((n, 4), float(n_p), np.float32)
+    masked = np.zeros(n, bool) if weights is None else weights.reshape(n, -1).min(axis=1) < 1.0
+    if masked.any():
+        # The same sums with each pixel weighted, for the few patches that have weights.
+        wq = np.stack([weights[masked][:, ys, xs].reshape(int(masked.sum()), -1) for ys, xs in slices],
+                      axis=1).astype(np.float32)
+        seen = wq.sum(axis=2)
+        # A quadrant mostly under something else is not read at all.
+        visible[masked] &= seen >= MIN_SEEN_SHARE * n_p
+        ow = obs[masked] * wq
+        sq = model.templates * model.templates
+        obs_norm[masked] = np.einsum("nqp,nqp->nq", ow, obs[masked])
+        dots[masked] = np.stack([ow[:, q] @ model.templates[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
+        norms[masked] = np.stack([wq[:, q] @ sq[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
+        counts[masked] = np.maximum(seen, 1.0)
+    norms = norms.reshape(n, 4, n_blur, n_t)
     dots = dots.reshape(n, 4, n_blur, n_t)  # (N, 4, blur, T)
     vis = visible.astype(np.float32)  # (N, 4)
     ft = model.face_templates  # (F, 4)
     # a[n, b, f] = sum over visible quadrants q of dots[n, q, b, ft[f, q]]
     a = sum(dots[:, q][:, :, ft[:, q]] * vis[:, q, None, None] for q in range(4))  # (N, blur, F)
-    b = sum(model.norms[None, :, q, ft[:, q]] * vis[:, q, None, None] for q in range(4))
+    b = sum(norms[:, q][:, :, ft[:, q]] * vis[:, q, None, None] for q in range(4))
     gain = np.clip(a / np.maximum(b, 1e-9), *GAIN_RANGE)
     o = (obs_norm * vis).sum(axis=1)[:, None, None]
     err = o - 2 * gain * a + gain * gain * b  # (N, blur, F)
     if max_blur is not None:
         err[:, max_blur + 1:] = np.inf
-    pixels = obs.shape[2]
     out = []
     for i in range(n):
         # The blur belongs to the photo, not to a face: pick it with the best face, then compare
@@ -236,7 +257,7 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
         order = np.argsort(at_blur)
         g = float(gain[i, bi, f])
         t_idx = ft[f]
-        q_err = [(obs_norm[i, k] - 2 * g * dots[i, k, bi, t_idx[k]] + g * g * model.norms[bi, k, t_idx[k]]) / pixels
+        q_err = [(obs_norm[i, k] - 2 * g * dots[i, k, bi, t_idx[k]] + g * g * norms[i, k, bi, t_idx[k]]) / counts[i, k]
                  for k in range(4)]
         # The runner-up must differ in what can be seen: faces equal on the visible quadrants tie.
         runner = None
@@ -246,11 +267,15 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
                 break
         e_best = float(at_blur[f])
         e_next = float(at_blur[runner]) if runner is not None else float("inf")
-        n_vis = max(int(visible[i].sum()), 1) * pixels
+        n_vis = max(float(counts[i][visible[i]].sum()), 1.0)
         out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], g, e_best, e_next - e_best,
                                e_best / n_vis, tuple(float(v) for v in q_err),
-                               model.faces[runner] if runner is not None else None, at_blur.copy()))
+                               model.faces[runner] if runner is not None else None, at_blur.copy(),
+                               tuple(bool(v) for v in visible[i])))
     return out
+
+
+MIN_SEEN_SHARE = 0.3  # of a quadrant's pixels: fewer left uncovered and the quadrant is not read
 
 
 def face_image(model: FaceModel, reading: FaceReading) -> np.ndarray:
@@ -270,10 +295,11 @@ ALIGN_STEPS = 2
 
 
 def alignment(model: FaceModel, readings: list[FaceReading], patches: np.ndarray, visible: np.ndarray,
-              steps: int = ALIGN_STEPS) -> np.ndarray:
+              steps: int = ALIGN_STEPS, weights: np.ndarray | None = None) -> np.ndarray:
     """Per patch, the shift (dx, dy) in pixels that moves its best face's template onto the ink:
-    Gauss-Newton on the squared error over the tile's inner part and visible quadrants, the
-    template shifted (not the patch) between steps; all patches at once."""
+    Gauss-Newton on the squared error over the tile's inner part and visible quadrants (pixels
+    weighted by `weights`, see read_faces), the template shifted (not the patch) between steps;
+    all patches at once."""
     n = len(readings)
     out = np.zeros((n, 2))
     if n == 0:
@@ -286,6 +312,8 @@ def alignment(model: FaceModel, readings: list[FaceReading], patches: np.ndarray
     for qi, q in enumerate(QUADRANTS):
         ys, xs = _quadrant_slice(q, half)
         mask[:, ys, xs] *= visible[:, qi, None, None]
+    if weights is not None:
+        mask *= weights
     d = np.zeros((n, 2))
     ok = np.ones(n, bool)
     for _ in range(steps):

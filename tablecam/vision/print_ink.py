@@ -48,12 +48,13 @@ def disc_spots(dark: np.ndarray, px_per_mm: float, diameter_mm: float, min_stren
     mid_sum, a_mid = box_sum(0.55 * diameter_mm)
     disc_sum, a_disc = box_sum(1.0 * diameter_mm)
     side_sum, a_side = box_sum(SIDE_BOX * diameter_mm)
-    # cv2 arithmetic: one pass per step over the whole play area (numpy makes temporaries).
-    middle = cv2.multiply(mid_sum, 1.0 / a_mid)
-    ring = cv2.addWeighted(disc_sum, 1.0 / (a_disc - a_mid), mid_sum, -1.0 / (a_disc - a_mid), 0.0)
+    # cv2 arithmetic: one pass per step over the whole play area, written into the buffers already
+    # there (a fresh play-area-sized array costs more in page faults than the arithmetic itself).
+    ring = cv2.addWeighted(disc_sum, 1.0 / (a_disc - a_mid), mid_sum, -1.0 / (a_disc - a_mid), 0.0, dst=disc_sum)
+    middle = cv2.multiply(mid_sum, 1.0 / a_mid, dst=mid_sum)
     # The surround is the darkest of four boxes beside the mark (left, right, above, below): a
     # disc has paper all round, a line or an edge runs into at least one of them.
-    side = cv2.multiply(side_sum, 1.0 / a_side)
+    side = cv2.multiply(side_sum, 1.0 / a_side, dst=side_sum)
     off = int(round(SIDE_OFFSET * diameter_mm * px_per_mm))
     pad = cv2.copyMakeBorder(side, off, off, off, off, cv2.BORDER_REPLICATE)
     h, w = side.shape
@@ -61,12 +62,14 @@ def disc_spots(dark: np.ndarray, px_per_mm: float, diameter_mm: float, min_stren
     def shifted(dx: int, dy: int) -> np.ndarray:  # out[y, x] = side[y + dy, x + dx]
         return pad[off + dy:off + dy + h, off + dx:off + dx + w]
 
-    surround = cv2.max(cv2.max(shifted(off, 0), shifted(-off, 0)), cv2.max(shifted(0, off), shifted(0, -off)))
-    solid_score = cv2.subtract(middle, surround)
-    ring_score = cv2.subtract(ring, cv2.max(middle, surround))
-    score = cv2.max(solid_score, ring_score)
+    surround = cv2.max(shifted(off, 0), shifted(-off, 0), dst=side_sum)
+    other = cv2.max(shifted(0, off), shifted(0, -off))
+    surround = cv2.max(surround, other, dst=surround)
+    solid_score = cv2.subtract(middle, surround, dst=other)
+    ring_score = cv2.subtract(ring, cv2.max(middle, surround, dst=surround), dst=ring)
+    score = cv2.max(solid_score, ring_score, dst=solid_score)
     k = max(3, int(round(0.8 * diameter_mm * px_per_mm)) | 1)
-    peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)), dst=surround)
     ys, xs = np.nonzero((score >= peak) & (score > min_strength))
     if len(xs) == 0:
         return Spots(np.zeros((0, 2)), np.zeros(0))

@@ -113,8 +113,12 @@ def cached(cache_dir, key: str, make):
     return value
 
 
+OTHER_GAMES = ("enix", "stixx", "enigmo")  # simulator modules that draw nothing of a micropul scene
+
+
 def simulator_version() -> str:
-    """A short hash of the simulator's and the rules' sources: cached renders are remade when they change."""
+    """A short hash of the sources that draw a micropul scene (the simulator but for the other games'
+    modules, and the micropul rules): cached renders are remade when they change."""
     import hashlib
     from pathlib import Path
 
@@ -124,6 +128,8 @@ def simulator_version() -> str:
     h = hashlib.sha1()
     for folder in (Path(sim.__file__).parent, Path(rules.__file__).parent):
         for f in sorted(folder.rglob("*.py")):
+            if folder == Path(sim.__file__).parent and f.stem.startswith(OTHER_GAMES):
+                continue
             h.update(f.read_bytes())
     return h.hexdigest()[:12]
 
@@ -237,16 +243,17 @@ def hidden_by_stones(truth: dict) -> list[set[str]]:
     return out
 
 
-def readable_under_stones(truth: dict) -> list[bool]:
+def readable_under_stones(truth: dict, unseen: frozenset[int] = frozenset()) -> list[bool]:
     """Per truth tile: can its face be known from this one photo? Not when a stone hides a quadrant
     and more than one real tile fits the rest, once the tiles that can be read elsewhere on the
-    board are set aside (one copy of each tile), repeatedly. 'Unknown' is then the honest answer."""
+    board are set aside (one copy of each tile), repeatedly. 'Unknown' is then the honest answer.
+    `unseen`: tiles the photo does not show (under a hand): they set nothing aside."""
     stones = hidden_by_stones(truth)
     faces = [_face(t) for t in truth["tiles"]]
     used: set[int] = set()
     open_tiles: dict[int, list[Face]] = {}
     for k, (face, hidden) in enumerate(zip(faces, stones)):
-        if face is None:
+        if face is None or k in unseen:
             continue
         if face.big or not hidden:
             ids = {i for i, _ in identify(face)}
@@ -294,7 +301,7 @@ def score(observation: dict, scene: Scene) -> Score:
     found = [t for t in observation["tiles"] if not t.get("face_down")]
     pairs = _match([t["center_mm"] for t in true_tiles], [t["center_mm"] for t in found], MATCH_TILE_FRACTION * s)
     stones_on = hidden_by_stones(truth)
-    readable = readable_under_stones(truth)
+    readable = readable_under_stones(truth, frozenset(k for k, h in enumerate(scene.tile_hidden) if h > HIDDEN_TILE))
     quadrants = quadrants_right = tiles_wrong = tiles_unknown = 0
     board_ok = strict_ok = True
     errors = []

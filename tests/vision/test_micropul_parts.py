@@ -177,3 +177,87 @@ def test_a_stone_excuses_only_a_face_that_cannot_be_known():
     unknown = {"tiles": [{"center_mm": [100, 100], "quadrants": None, "big": None, "face_down": False}],
                "stones": [{"center_mm": [108.5, 91.5], "colour": "red"}]}
     assert score(unknown, _scene(truth)).boards_right == 1
+
+
+def test_pixels_a_stone_leans_over_are_left_out_of_the_reading():
+    # A stone on the next tile, seen at a slant, leans over this tile's corner (and shades it):
+    # read with those pixels, the quadrant does not fit any face; without them the face is read.
+    from tablecam.vision.micropul import MAX_QUADRANT_ERROR
+
+    model = face_model(60)
+    face = Face("W", "1", ".", "B")  # lr is blank
+    patch = _drawn_tile(face, 0.5).copy()
+    cv2.circle(patch, (70, 70), 12, 60, -1, cv2.LINE_AA)  # the stone's body over the lr corner
+    dark, _ = tile_darkness(patch[None], 60, 6)
+    plain = read_faces(model, dark, np.ones((1, 4), bool))[0]
+    assert plain.quadrant_error[3] > MAX_QUADRANT_ERROR
+    yy, xx = np.mgrid[0:60, 0:60]
+    weights = (np.hypot(xx - 64, yy - 64) > 20).astype(np.float32)[None]
+    masked = read_faces(model, dark, np.ones((1, 4), bool), weights=weights)[0]
+    assert masked.face == face and masked.visible == (True, True, True, True)
+    assert max(masked.quadrant_error) <= MAX_QUADRANT_ERROR and masked.margin > 1.0
+
+
+def _two_tile_ambiguity() -> tuple[Face, Face, str]:
+    """A face, a quadrant a stone hides, and the one other tile that fits what is left."""
+    from tablecam.rules.micropul.tiles import identify
+
+    for tile in all_tiles():
+        face = tile.face
+        if face.big:
+            continue
+        for q in ("ul", "ur", "ll", "lr"):
+            others = set()
+            for sym in "WB12+.":
+                quads = {k: face.quadrant(k) for k in ("ul", "ur", "ll", "lr")}
+                quads[q] = sym
+                f = Face(quads["ul"], quads["ur"], quads["lr"], quads["ll"])
+                ids = {i for i, _ in identify(f)} - {tile.index}
+                if ids and f != face:
+                    others.add((f, frozenset(ids)))
+            if len(others) == 1:
+                (f, ids), = others
+                if len(ids) == 1:
+                    return face, f, q
+    raise AssertionError("the set has no such pair")
+
+
+def test_a_tile_under_a_hand_rules_out_nothing():
+    # A stone hides one quadrant and one other tile fits the rest: when that tile lies elsewhere
+    # on the board the face is known, but only if the photo shows it: under a hand it rules
+    # nothing out, and unknown is then the honest reading.
+    face, twin, q = _two_tile_ambiguity()
+    sx, sy = {"ul": (-1, -1), "ur": (1, -1), "ll": (-1, 1), "lr": (1, 1)}[q]
+    stone = {"center_mm": [100 + 8.5 * sx, 100 + 8.5 * sy], "colour": "red"}
+    truth = _truth([_tile(100, 100, face), _tile(200, 100, twin)], [stone])
+    assert readable_under_stones(truth) == [True, True]
+    assert readable_under_stones(truth, frozenset({1})) == [False, True]
+
+
+def test_the_search_image_warp_is_as_exact_as_the_full_lens_map():
+    # rectify_maps interpolates the lens model between grid points: a hundredth of a pixel, not more.
+    from tablecam.calibration.lens import CameraProfile
+    from tablecam.calibration.topdown import rectify_maps, table_raster
+    from tablecam.simulator import CameraModel
+
+    camera = CameraModel.random(np.random.default_rng(100900))
+    profile = CameraProfile(tuple(tuple(float(v) for v in row) for row in camera.K),
+                            tuple(float(v) for v in camera.dist), camera.resolution, 0.1, "test", 0, "")
+    from tablecam.calibration import find_table
+    from micropul_scenes import render_state
+
+    sc = render_state({"game": "micropul", "tile_mm": 30.0, "tiles": [], "stones": [],
+                       "scene": {"board_angle_deg": 0.0, "board_origin_mm": [400.0, 250.0], "tile_mm": 30.0,
+                                 "tile_art": "sheet"}}, camera, seed=100900)
+    fix = find_table(sc.image, profile=profile)
+    raster = table_raster(fix, 1.2, 0.0)
+    K = fix.profile.K
+    exact_x, exact_y = cv2.initUndistortRectifyMap(K, fix.profile.dist, np.eye(3),
+                                                   raster.mm_to_px_matrix @ fix.homography @ K, raster.size,
+                                                   cv2.CV_32FC1)
+    maps = rectify_maps(fix, 1.2, 0.0)
+    got_x, got_y = cv2.convertMaps(maps.map1, maps.map2, cv2.CV_32FC1)
+    w, h = fix.image_size
+    seen = (exact_x >= 0) & (exact_x < w) & (exact_y >= 0) & (exact_y < h)
+    assert seen.mean() > 0.5
+    assert np.hypot(got_x - exact_x, got_y - exact_y)[seen].max() < 0.05

@@ -12,6 +12,14 @@ detects. The detector gets the camera's lens profile, as a calibrated tablecam h
 Timing is the `detect` call only, with OpenCV on one thread: wall clock (perf_counter) and this
 process's CPU time (process_time, fairer when other jobs load the machine; both are printed, with
 the load average). How the readings are judged: tests/vision/board_scenes.py.
+
+ENIX card values are scored on the cards whose value the camera can see: face-up energy cards
+(an ENIX face has no value, a face-down card shows none: neither is counted, whatever the detector
+says of them) not under a hand (a card with more than 2 % of its area under the hand is left out
+of both card counts: a null there is fair). Of those, a value read right is right, a number that
+differs is WRONG, and null is null - including when the card itself was not found, which is
+printed apart. Pawns, the cap and cards are counted only when not under a hand either; a hexagon
+under a hand may have its rotation null without spoiling its layout.
 """
 
 from __future__ import annotations
@@ -96,7 +104,8 @@ def main() -> int:
               f"down, and a face's energy or ENIX; found {total.cards_found}, wrong {total.card_colours_wrong}, "
               f"invented {total.cards_invented})")
         print(f"card values: {r['card_values_right_pct']:.2f} % of {total.values} energy faces in view read right; "
-              f"null {total.values_null}, WRONG {total.values_wrong}")
+              f"null {total.values_null} (of which the card was not found: {total.values_card_missed}), "
+              f"WRONG {total.values_wrong}")
     return 0
 
 

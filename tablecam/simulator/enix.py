@@ -95,6 +95,12 @@ def _rot(deg: float) -> float:
     return float(deg % 360.0)
 
 
+def _ring_mm(n: int) -> float:
+    """Radius of the ring on which n pawns share a tile's source: 12 mm, or wider when n pawns on
+    that ring would touch (neighbours' centres at least a pawn and a millimetre apart)."""
+    return max(12.0, (PAWN_MM + 1.0) / (2.0 * math.sin(math.pi / n)))
+
+
 def _observation(hexes, on, cap, stacks, revealed, scene, geometry: TableGeometry) -> dict:
     pawns = []
     by_hex: dict[int, list[str]] = {}
@@ -104,8 +110,9 @@ def _observation(hexes, on, cap, stacks, revealed, scene, geometry: TableGeometr
         cx, cy = hexes[i]["center_mm"]
         n = len(colours)
         for k, colour in enumerate(colours):
-            # Pawns share the source circle; under the cap they sit at the tile's edge of it.
-            r = 0.0 if n == 1 and cap != i else (12.0 if cap != i else 27.0)
+            # Pawns share the source circle; under the cap they sit at the tile's edge of it. Five
+            # or six pawns need a wider ring, so that neighbours stand apart (a 16 mm pawn each).
+            r = 0.0 if n == 1 and cap != i else (_ring_mm(n) if cap != i else 27.0)
             a = -90 + 360 * k / n + 25
             pawns.append({"colour": colour, "center_mm": [cx + r * math.cos(math.radians(a)),
                                                           cy + r * math.sin(math.radians(a))]})

@@ -36,9 +36,11 @@ MIN_MATCH = 0.6  # normalised correlation of the ink with the best value's
 RIVAL_MATCH = 0.12  # values matching within this of the best are rivals, to be told apart...
 STROKE = 0.2  # ... where one template has ink and the other not (by this much)...
 MIN_EVIDENCE = 0.06  # ... by at least this much more ink on the best value's strokes
+SURE_MATCH = 0.93  # a match this good...
+SURE_MARGIN = 0.025  # ... ahead of every other value by this much is the value, strokes unexamined
 MIN_INK = 0.02  # a corner with less ink than this (mean darkness) holds no value
 MAX_SHIFT_MM = 8.0  # how far the border may say the coarse centre was off...
-MAX_TURN_DEG = 15.0  # ... and its angle
+MAX_TURN_DEG = 25.0  # ... and its angle
 ACROSS_AT_MM = (-21.5, 14.5)  # heights (card frame) of the across scans: below the value, clear of the icon
 ALONG_AT_MM = 21.0  # side of the along scan (towards the top): clear of the icon and the value
 CAPTION_Y_MM = 27.0  # the caption band's middle, below the card's centre (enix.md model)
@@ -204,6 +206,8 @@ def read_value(view, b: CardBlob) -> int | None:
     h, w = t.shape
     if VALUES[i] >= 0 and _sign_unseen(off, x, y, h):
         return None  # a minus could lie beyond what the camera shows of the card: no sign, no value
+    if score >= SURE_MATCH and len(best) > 1 and score - best[1][0] >= SURE_MARGIN:
+        return VALUES[i]  # clearly the best of the twenty: no rival to tell apart
     crop = ink[y:y + h, x:x + w]
     crop = crop / max(float(np.percentile(crop, 97)), 1e-3)
     for other_score, _, other, _ in best[1:]:

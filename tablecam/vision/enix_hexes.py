@@ -226,6 +226,15 @@ def _hexagon_mm(centre: np.ndarray, angle: float, shrink: float = 1.0) -> np.nda
                      for k in range(6)])
 
 
+def hexagons_mask(hexes: list[HexFit], shape: tuple[int, int], mm_to_px, grow: float = 1.04) -> np.ndarray:
+    """uint8 mask (coarse map pixels) of the tiles' hexagons, grown a little (their shadow and blur)."""
+    out = np.zeros(shape, np.uint8)
+    for h in hexes:
+        poly = mm_to_px(_hexagon_mm(np.asarray(h.centre, dtype=np.float64), h.side_angle, grow))
+        cv2.fillConvexPoly(out, np.round(poly).astype(np.int32), 1)
+    return out
+
+
 def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: float) -> np.ndarray:
     """(cells, energies): the share of each cell's hexagon labelled with each energy."""
     h, w = cmap.labels.shape

@@ -26,7 +26,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .piece_colours import fit_residuals, srgb_to_linear
+from .piece_colours import W_MAX, fit_residuals, srgb_to_linear
 from .table_patches import square_patches
 
 PAWN_MM = 16.0
@@ -38,6 +38,8 @@ MIN_SCORE = 0.12  # (top - rim) / top in linear light, for a candidate
 RIM_RADII_MM = (5.5, 7.5)
 DARK_RIM = 0.85  # the rim's brightness over the top's, in a direction, to count as dark there
 MIN_DARK_DIRECTIONS = 10  # of 12
+NEAR_SLACK_DIRECTIONS = 3  # a peak with this many fewer dark directions is still refined...
+NEAR_BLACK = 1.5  # ... as is one whose top is nearly black (BLACK_TOP times this)
 MID_OVER_TOP = 0.45  # 4 mm out, a pawn's dome is still this bright (a path point's ring is darker)
 MID_OVER_RIM = 1.5  # ... and brighter than its rim by this
 MAX_RIM_RESIDUAL = 0.25  # the rim's colour as the top's in shade
@@ -45,6 +47,8 @@ BLACK_TOP = 0.07  # linear luminance: a black pawn's top
 BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
 BLACK_BRIGHT_DIRECTIONS = 9  # ... in this many of 12 directions (other pawns may stand beside it)
 MAX_COLOUR_RESIDUAL = 0.3
+DARK_REF = 0.05  # a pawn colour no brighter than this (linear) is dark (black, dark brown)...
+W_MAX_DARK = 0.4  # ... and its gloss adds at most this much white (a white pawn's lit top is brighter)
 PEAK_MM = 3.0  # candidate peaks at least this far apart
 REFINE_MM = 0.5  # each candidate is checked this far around its peak
 APART_MM = 11.0  # two pawns' centres are at least this far apart (16 mm discs, overlapping a little at most)
@@ -125,6 +129,11 @@ def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs) -> list[tup
     h, w = lum.shape
     margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
     keep = [(x, y) for x, y in zip(xs, ys) if margin <= x < w - margin and margin <= y < h - margin]
+    if keep:
+        # Most peaks are print (ray ends, path points, the source's ring): a rim far from dark all
+        # round, and a top far from black, does not become a dome half a millimetre away.
+        near = _near_dome(lum, np.array([k[0] for k in keep]), np.array([k[1] for k in keep]))
+        keep = [k for k, ok in zip(keep, near) if ok]
     if not keep:
         return []
     # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
@@ -134,14 +143,18 @@ def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs) -> list[tup
     px = (np.array([k[0] for k in keep])[:, None] + ox.ravel()[None, :]).ravel()
     py = (np.array([k[1] for k in keep])[:, None] + oy.ravel()[None, :]).ravel()
     quality = _dome(lum, px, py).reshape(len(keep), -1)
+    # The clearest dome whose rim is its top in shade: half a millimetre off a small pawn's centre
+    # the rim ring already takes in the tile around it, so the clearest alone may fail. Every
+    # domed point is checked at once (one colour fit), then each candidate takes its best.
+    domed = np.flatnonzero(np.isfinite(quality.ravel()))
+    rim_ok = np.zeros(quality.size, bool)
+    rim_ok[domed] = _same_colour_rims(patch, np.rint(px[domed]).astype(int), np.rint(py[domed]).astype(int))
+    good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
     checked = []
-    for i in range(len(keep)):
-        j = int(np.nanargmax(quality[i])) if np.isfinite(quality[i]).any() else -1
-        if j < 0:
-            continue
-        x, y = int(round(px[i * quality.shape[1] + j])), int(round(py[i * quality.shape[1] + j]))
-        if _same_colour_rim(patch, x, y):
-            checked.append((float(quality[i, j]), x, y))
+    for i in np.flatnonzero(np.isfinite(good).any(axis=1)):
+        j = int(np.argmax(good[i]))
+        checked.append((float(good[i, j]), int(round(px[i * quality.shape[1] + j])),
+                        int(round(py[i * quality.shape[1] + j]))))
     out: list[tuple[tuple[float, float], str | None]] = []
     for _, x, y in sorted(checked, reverse=True):
         if any(math.hypot(x - ox_, y - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
@@ -162,6 +175,21 @@ def _disc_kernel(r0: float, r1: float, ppm: float) -> np.ndarray:
 
 _ANGLES = np.radians(np.arange(12) * 30.0 + 15.0)
 _RADII = np.arange(0.0, 10.01, 0.5)
+
+
+def _near_dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point: whether a dome could be read close by (what `_dome` asks, loosely: a rim darker
+    than the top in most directions, or a top nearly black)."""
+    ppm = READ_PX_PER_MM
+    h, w = lum.shape
+    radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
+    xs = np.clip(np.rint(x[:, None, None] + (np.outer(radii, np.cos(_ANGLES)) * ppm)[None]).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(y[:, None, None] + (np.outer(radii, np.sin(_ANGLES)) * ppm)[None]).astype(int), 0, h - 1)
+    prof = lum[ys, xs]
+    top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
+    rim_dirs = prof[:, radii >= RIM_RADII_MM[0]].mean(axis=1)
+    dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    return (dark >= MIN_DARK_DIRECTIONS - NEAR_SLACK_DIRECTIONS) | (top < NEAR_BLACK * BLACK_TOP)
 
 
 def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -200,21 +228,27 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
                     np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5, np.nan))
 
 
-def _same_colour_rim(patch: np.ndarray, x: int, y: int) -> bool:
-    """A pawn's rim is its top in shade: the same colour, darker. (The end of a ray by a tile's
-    source looks domed too, but its surround is the tile's own, stronger colour.)"""
+def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point (x, y arrays, patch pixels): whether a pawn's rim there would be its top in shade,
+    the same colour, darker. (The end of a ray by a tile's source looks domed too, but its surround
+    is the tile's own, stronger colour.)"""
     ppm = READ_PX_PER_MM
     h, w = patch.shape[:2]
+    x = np.asarray(x, dtype=np.float64).reshape(-1, 1, 1)
+    y = np.asarray(y, dtype=np.float64).reshape(-1, 1, 1)
+    if len(x) == 0:
+        return np.zeros(0, bool)
 
     def ring(r0: float, r1: float) -> np.ndarray:
         radii = np.linspace(r0, r1, 3)
-        xs = np.clip(np.rint(x + np.outer(radii, np.cos(_ANGLES)) * ppm).astype(int), 0, w - 1)
-        ys = np.clip(np.rint(y + np.outer(radii, np.sin(_ANGLES)) * ppm).astype(int), 0, h - 1)
-        return patch[ys, xs].reshape(-1, 3).astype(np.float32)
+        xs = np.clip(np.rint(x + (np.outer(radii, np.cos(_ANGLES)) * ppm)[None]).astype(int), 0, w - 1)
+        ys = np.clip(np.rint(y + (np.outer(radii, np.sin(_ANGLES)) * ppm)[None]).astype(int), 0, h - 1)
+        return np.median(patch[ys, xs].reshape(len(x), -1, 3).astype(np.float32), axis=1)
 
-    top = np.median(ring(0.0, 2.0), axis=0)
-    rim = np.median(ring(*RIM_RADII_MM), axis=0)
-    return float(fit_residuals(rim[None], top[None], k_range=(0.0, 1.0), w_max=0.0)[0, 0]) < MAX_RIM_RESIDUAL
+    top, rim = ring(0.0, 2.0), ring(*RIM_RADII_MM)
+    # Each rim against its own top (the diagonal of every rim under every top).
+    res = np.diagonal(fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0))
+    return res < MAX_RIM_RESIDUAL
 
 
 def _colour(patch: np.ndarray, x: int, y: int, names, refs) -> str | None:
@@ -223,7 +257,10 @@ def _colour(patch: np.ndarray, x: int, y: int, names, refs) -> str | None:
     inside = yy * yy + xx * xx <= r * r
     pix = patch[y - r:y + r + 1, x - r:x + r + 1][inside].astype(np.float32)
     colour = np.median(pix, axis=0)
-    res = fit_residuals(colour[None], refs)[0]
+    # A black pawn's gloss adds some white to its top, but a lit white top is far brighter than
+    # any black with its gloss: a dark colour may take less reflected white than the others.
+    dark = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
+    res = fit_residuals(colour[None], refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))[0]
     best = int(np.argmin(res))
     return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
 

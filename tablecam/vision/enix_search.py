@@ -30,6 +30,7 @@ CARD_BACK_BGR = (0x3A, 0x2E, 0x2A)
 NEUTRALS = ("table", "white", "black", "enix", "back")
 BRIGHTEST = 4.0  # no cap worth the name: flat tiles and cards under a bright exposure go far past paper white
 K_RANGE = (0.3, 6.0)  # shading gains: wide enough for shadows, narrow enough to keep white, grey and black apart
+TABLE_K_RANGE = (0.45, 1.6)  # the table's own shades: a shadow darkens it, nothing lights it far brighter
 MAX_RESIDUAL = 0.35
 W_MAX_GLOSSY = 0.6  # as piece_colours.W_MAX
 TABLE_PREFERENCE = 0.04  # residual by which an energy or the ENIX grey must beat the table's
@@ -79,6 +80,11 @@ def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...],
     w_max = np.full(len(refs), W_MAX_GLOSSY, np.float32)
     w_max[first_table + len(tables):] = 0.0
     res = fit_residuals(colours, refs, k_range=K_RANGE, w_max=w_max, brightest=BRIGHTEST)
+    # The table is lit evenly but for shadows: its shades may only darken or brighten a little. With
+    # the pieces' wide gain, dark wood brightened explains an orange card, a green cloth a green one.
+    tables_at = slice(first_table, first_table + len(tables))
+    res[:, tables_at] = fit_residuals(colours, tables, k_range=TABLE_K_RANGE, w_max=W_MAX_GLOSSY,
+                                      brightest=BRIGHTEST)
     # Most of the view is table: the energies and the ENIX grey must explain a colour clearly
     # better than the table to take it (dark wood grain is nearly orange, grey cloth nearly the
     # ENIX grey). The back is left free: on a slate cloth it differs by its blue tint alone.
@@ -122,27 +128,36 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
     return (padded | (1 - flood))[1:-1, 1:-1]
 
 
-def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]) -> list[CardBlob]:
+def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...],
+                    exclude: np.ndarray | None = None) -> list[CardBlob]:
     """Card-sized rectangles of one of the given classes (no bridging: cards lie a few mm apart).
 
     All kinds are labelled at once (a card's face is framed by its white border, a back by the
-    table); a blob of two kinds (two cards touching) is split by kind."""
+    table); a blob of two kinds (two cards touching) is split by kind. `exclude` (uint8, map
+    pixels): where no card is looked for (the tiles: a card laid close to the layout would
+    otherwise join it into one blob of no card's shape)."""
     out: list[CardBlob] = []
     colourful = tuple(k for k in kinds if k not in NEUTRALS)
     # Faces in energy colours are labelled together (each framed by its white border); the dark
     # kinds each on their own, as a cloth of a similar grey may take one of their labels in places.
-    for group in (colourful,) + tuple((k,) for k in kinds if k in NEUTRALS):
+    # An ENIX face's grey, in shade or under-exposed, reads as the cap's black in places: both are
+    # its kind (the cap and black pawns are discs, far from a card's shape).
+    dark = tuple(("enix", "black") if k == "enix" else (k,) for k in kinds if k in NEUTRALS)
+    for group in (colourful,) + dark:
         if group:
-            out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm))
+            out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm, exclude))
     return out
 
 
-def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float) -> list[CardBlob]:
+def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
+                   exclude: np.ndarray | None = None) -> list[CardBlob]:
     """Cards whose face (or back) takes one of `kinds`: found by shape on all of them together, then
     each named by the kind most of its middle shows (a card's pixels may split between two close
     colours, orange and yellow, without the card being two cards)."""
-    index = {cmap.names.index(k): k for k in kinds}
+    index = {cmap.names.index(k): ("enix" if k == "black" else k) for k in kinds}
     mask = np.isin(cmap.labels, list(index)).astype(np.float32)
+    if exclude is not None:
+        mask[exclude > 0] = 0.0
     if not mask.any():
         return []
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
@@ -190,19 +205,25 @@ def _kind_centre(cmap: ClassMap, k: int, centre, angle: float, face, ppm: float)
 
 
 def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: float) -> str | None:
-    """The kind most of a card's middle (its inner half) shows, if it is most of it."""
+    """The kind most of a card's middle (its inner half; a dark card's inner four fifths) shows, if
+    it is most of it."""
     a = math.radians(angle)
     along = np.array([math.cos(a), math.sin(a)])
     across = np.array([-along[1], along[0]])
-    t = np.linspace(-0.25, 0.25, 7)
+    # An ENIX face shows the goblin's green head over most of its middle: its grey is judged over
+    # most of the face instead (an energy face's caption band and value lie out there: its middle).
+    reach = 0.4 if set(index.values()) <= set(NEUTRALS) else 0.25
+    t = np.linspace(-reach, reach, 7)
     pts = np.array([centre + (u * face[1] * along + v * face[0] * across) * ppm for u in t for v in t])
     h, w = cmap.labels.shape
     xy = np.round(pts).astype(int)
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
     labels = cmap.labels[xy[ok, 1], xy[ok, 0]]
-    votes = {k: int(np.count_nonzero(labels == k)) for k in index}
+    votes: dict[str, int] = {}
+    for k, kind in index.items():
+        votes[kind] = votes.get(kind, 0) + int(np.count_nonzero(labels == k))
     best = max(votes, key=votes.get)
-    return index[best] if votes[best] >= MIN_KIND_SHARE * len(pts) else None
+    return best if votes[best] >= MIN_KIND_SHARE * len(pts) else None
 
 
 def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> list[tuple[np.ndarray, float]]:

@@ -53,19 +53,20 @@ def test_card_values_are_never_wrong(fixed_score):
     assert fixed_score.values_wrong == 0, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="pawns: 99 % asked; bench/stixx_enix_detect.py measures 87 % (pawns sharing "
-                                       "a tile's source are missed)")
+@pytest.mark.xfail(strict=True, reason="pawns: 99 % asked; bench/stixx_enix_detect.py measures 94 % on unseen seeds "
+                                       "(pawns crowding a tile's source, and dark pawns, are missed)")
 def test_pawns_meet_the_threshold(fixed_score):
     assert fixed_score.pawns_right / fixed_score.pawns >= 0.99, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="card colours: 99 % asked; the bench measures 93-94 % (face-down stacks on "
-                                       "some cloths are missed; no card is ever given a wrong colour)")
+@pytest.mark.xfail(strict=True, reason="card colours: 99 % asked; the bench measures 95-96 % (face-down stacks and "
+                                       "ENIX faces on cloths of their grey are missed; no card is given a wrong colour)")
 def test_card_colours_meet_the_threshold(fixed_score):
     assert fixed_score.card_colours_right / fixed_score.cards >= 0.99, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="card values: 95 % asked; the bench reads 82 % (the rest null, none wrong)")
+@pytest.mark.xfail(strict=True, reason="card values: 95 % asked; the bench reads 89 % (the rest null, two thirds of "
+                                       "them cards not found; none wrong)")
 def test_card_values_meet_the_threshold(fixed_score):
     assert fixed_score.values_right / fixed_score.values >= 0.95, fixed_score.failures
 
@@ -166,6 +167,57 @@ def test_a_hand_over_the_layout_is_never_a_wrong_rotation():
     score = score_enix(obs, scene)
     assert score.hexes_wrong_rotation == 0 and score.hexes_invented == 0, score.failures
     assert score.values_wrong == 0
+    # The companion waits while a hand is over the layout, instead of taking a half-hidden table for a move.
+    from tablecam.companion.games import enix as companion_enix
+
+    assert any("hand" in w for w in obs["warnings"]), obs["warnings"]
+    assert companion_enix.disturbed(obs)
+
+
+def test_the_cap_and_crowded_pawns_are_no_hand():
+    """Pieces of the game over a tile (the cap, six pawns around one source) hide its colour too, but
+    they are seen for what they are: no hand is reported, so the companion does not wait forever."""
+    from tablecam.companion.games import enix as companion_enix
+    from tablecam.simulator.enix import PAWN_COLOURS, _ring_mm
+
+    state = _layout(0.0)
+    solar, water = state["hexes"][0]["center_mm"], state["hexes"][1]["center_mm"]
+    state["cap"] = {"center_mm": list(water)}
+    ring = _ring_mm(6)
+    state["pawns"] = [{"colour": c, "center_mm": [solar[0] + ring * math.cos(math.radians(60 * k + 25)),
+                                                  solar[1] + ring * math.sin(math.radians(60 * k + 25))]}
+                      for k, c in enumerate(PAWN_COLOURS)]
+    shot = _clean_shot(state, 4)
+    obs = detect(shot.image, profile=shot.profile)
+    assert len(obs["hexes"]) == 6 and obs["cap"] is not None
+    assert not any("hand" in w for w in obs["warnings"]), obs["warnings"]
+    assert not companion_enix.disturbed(obs)
+
+
+def test_every_random_enix_state_can_be_drawn():
+    """Five or six pawns sharing a tile stand on a wider ring, apart: the simulator draws every seed."""
+    from tablecam.simulator.render import check, random_state
+    from tablecam.simulator.scene import GAMES
+
+    geometry = TableGeometry()
+    for seed in range(150):
+        state = random_state("enix", np.random.default_rng([seed, GAMES.index("enix")]), geometry)
+        check(state, geometry)  # raises UserError ("pawns overlap") for a state it cannot draw
+
+
+def test_a_card_laid_against_the_layout_is_still_a_card():
+    """A card laid a millimetre from a tile is found on its own, not swallowed into the layout's blob."""
+    state = _layout(0.0)
+    below = next(h for h in state["hexes"] if h["energy"] == "geothermal")["center_mm"]  # solar's neighbour below
+    # 1 mm beyond the tile's flat lower side, long side along y (players lay cards close).
+    at = (below[0], below[1] + 64.0 * math.sqrt(3) / 2 + 1.0 + 89.0 / 2)
+    state["cards"] = [{"energy": "biomass", "value": 6, "center_mm": [float(at[0]), float(at[1])], "face_up": True}]
+    shot = _clean_shot(state, 5)
+    obs = detect(shot.image, profile=shot.profile)
+    assert len(obs["hexes"]) == 6
+    assert [(c["energy"], c["face_up"]) for c in obs["cards"]] == [("biomass", True)], obs["cards"]
+    assert math.dist(obs["cards"][0]["center_mm"], at) < 6.0
+    assert obs["cards"][0]["value"] in (6, None)
 
 
 def test_an_empty_table_has_no_tiles():

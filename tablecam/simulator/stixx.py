@@ -3,6 +3,12 @@
 Board model and slot numbering from games/stixx.md. States follow the basic game: all 42
 sticks laid out, then each turn a stick connected to the marker is taken (it goes to a pile
 beside the board) and the marker moves into its groove.
+
+Slots in the truth are numbered as games/stixx.md says, in the frame of the reported rotation
+(0-60 degrees): the board looks the same every sixth of a turn, so that is the only numbering a
+camera can give. A state may still give its slots in the frame of a full angle (0-360, the
+scene's `board_angle_deg`, as the rules engine's random games do): `truth` turns them into the
+reported frame, and its output, drawn again, gives the same picture and the same truth.
 """
 
 from __future__ import annotations
@@ -10,10 +16,12 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from tablecam.calibration.geometry import TableGeometry
 from tablecam.errors import UserError
+from tablecam.rules.stixx.board import rotate_slot
 
 from .canvas import Canvas, Light, Raster, Sprite
 from .layout import check_apart, check_on_table, number, point, rotate
@@ -25,6 +33,9 @@ STICK_COLOURS = {"red": "#c81e28", "orange": "#f08214", "yellow": "#f5d21e", "gr
                  "blue": "#1e50be", "purple": "#783296", "grey": "#8c8c8c"}
 PLAYER_COLOURS = tuple(c for c in STICK_COLOURS if c != "grey")
 BOARD_RADIUS_MM = 2 * L_MM + 0.65 * L_MM  # corner of the plate, beyond the outer intersections
+# The board's own finish (0 matte .. 1 glass): a printed, lacquered plate, not the table's laminate
+# or varnish (the table's gloss must not show through it).
+BOARD_GLOSS = 0.15
 
 
 def intersections() -> list[tuple[int, int]]:
@@ -66,6 +77,12 @@ def slot_pose(slot: int, board_centre, board_rotation: float) -> tuple[tuple[flo
     return (board_centre[0] + dx, board_centre[1] + dy), angle
 
 
+def reported_rotation(angle_deg: float) -> float:
+    """The board's rotation as stixx.md reports it, in [0, 60), rounded as a detector prints it
+    (59.996 is 0.0, not 60.0: the frame of the slots must be the reported one)."""
+    return round(angle_deg % 60.0, 2) % 60.0
+
+
 def connected(slot_a: int, slot_b: int) -> bool:
     return bool(set(grooves()[slot_a]) & set(grooves()[slot_b]))
 
@@ -103,6 +120,13 @@ def game_states(seed: int, geometry: TableGeometry) -> list[dict]:
 
 
 def _observation(centre, rotation, on_board, marker, taken, scene, geometry: TableGeometry) -> dict:
+    """The state as an Observation with its scene; `on_board` and `marker` are numbered in the frame
+    of the full `rotation`, the Observation's slots in the frame of the reported one (stixx.md)."""
+    reported = reported_rotation(rotation)
+    steps = round((rotation % 360.0 - reported) / 60.0) % 6
+    on_board = {rotate_slot(slot, steps): colour for slot, colour in on_board.items()}
+    marker = None if marker is None else rotate_slot(marker, steps)
+    rotation = reported
     sticks = []
     for slot in sorted(on_board):
         c, _ = slot_pose(slot, centre, rotation)
@@ -121,8 +145,8 @@ def _observation(centre, rotation, on_board, marker, taken, scene, geometry: Tab
             angles.append(90.0 + (scene["pile_angles_deg"][len(angles) % 42] - 90) * 0.05)
         else:
             angles.append(slot_pose(s["slot"], centre, rotation)[1])
-    return {"game": "stixx", "board": {"center_mm": list(centre), "rotation": rotation % 60.0},
-            "sticks": sticks, "scene": {"board_angle_deg": rotation % 360.0, "stick_angles_deg": angles,
+    return {"game": "stixx", "board": {"center_mm": list(centre), "rotation": rotation},
+            "sticks": sticks, "scene": {"board_angle_deg": rotation, "stick_angles_deg": angles,
                                          "pile_angles_deg": scene["pile_angles_deg"]}}
 
 
@@ -134,8 +158,12 @@ def truth(obs: dict, geometry: TableGeometry) -> tuple[dict, dict, dict]:
         raise UserError("a Stixx state needs a board object with center_mm and rotation.")
     centre = point(board.get("center_mm"), "board center_mm")
     check_on_table(centre, BOARD_RADIUS_MM, geometry, "the board")
+    # The angle the state's slots are numbered in (the scene's full angle, else the rotation), and
+    # the reported rotation: slot s in the first frame is rotate_slot(s, steps) in the second.
     angle = number(scene.get("board_angle_deg", board.get("rotation", 0.0)), "board rotation", -360, 720) % 360.0
-    scene["board_angle_deg"] = angle
+    reported = reported_rotation(angle)
+    steps = round((angle - reported) / 60.0) % 6
+    scene["board_angle_deg"] = reported
     raw = obs.get("sticks") or []
     if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
         raise UserError("sticks must be a list of objects.")
@@ -153,7 +181,8 @@ def truth(obs: dict, geometry: TableGeometry) -> tuple[dict, dict, dict]:
             if slot in used:
                 raise UserError(f"two sticks lie in groove {slot}.")
             used.add(slot)
-            c, a = slot_pose(slot, centre, angle)
+            slot = rotate_slot(slot, steps)
+            c, a = slot_pose(slot, centre, reported)
             c = [c[0], c[1]]
         else:
             c = point(s.get("center_mm"), f"stick {i} center_mm")
@@ -166,16 +195,30 @@ def truth(obs: dict, geometry: TableGeometry) -> tuple[dict, dict, dict]:
     check_apart([s["center_mm"] for s in sticks if s["slot"] is None], STICK_WIDTH_MM, "sticks beside the board",
                 "overlap")
     scene["stick_angles_deg"] = angles
-    part = {"board": {"center_mm": centre, "rotation": angle % 60.0}, "sticks": sticks}
+    part = {"board": {"center_mm": centre, "rotation": reported}, "sticks": sticks}
     return part, {"sticks": [s["center_mm"] for s in sticks], "board": [centre]}, scene
 
 
 # --- drawing ----------------------------------------------------------------------------------
 def draw(canvas: Canvas, part: dict, scene: dict, light: Light) -> None:
     ppm = round(canvas.ppm, 3)
-    canvas.place(_board_sprite(ppm), part["board"]["center_mm"], scene["board_angle_deg"], light)
+    centre, angle = part["board"]["center_mm"], scene["board_angle_deg"]
+    canvas.place(_board_sprite(ppm), centre, angle, light)
+    _board_finish(canvas, centre, angle)
     for s, a in zip(part["sticks"], scene["stick_angles_deg"]):
         canvas.place(_stick_sprite(s["colour"], ppm), s["center_mm"], a, light)
+
+
+def _board_finish(canvas: Canvas, centre, angle: float) -> None:
+    """The board's own gloss where it lies (a sprite only raises the gloss below it, so without
+    this the board would catch the lamp as the table under it does)."""
+    plate = []
+    for k in range(6):
+        dx, dy = rotate((BOARD_RADIUS_MM * math.cos(math.radians(60 * k)),
+                         BOARD_RADIUS_MM * math.sin(math.radians(60 * k))), angle)
+        plate.append((centre[0] + dx, centre[1] + dy))
+    px = np.round(np.asarray(canvas.to_px(plate), dtype=np.float64) * 16).astype(np.int32)
+    cv2.fillPoly(canvas.gloss, [px], int(round(255 * BOARD_GLOSS)), cv2.LINE_AA, 4)
 
 
 def _bgr(colour: str, k: float = 1.0) -> tuple[float, float, float]:

@@ -7,8 +7,9 @@
 How a frame is read:
 1. The table: the four markers give table millimetres and the frame's white reference
    (calibration), and a coarse white-balanced top-down image (0.5 px/mm) to search in.
-2. The board: the three-way groove pattern finds it, its rotation (modulo 60 degrees) and its
-   centre (stixx_board.py). No pattern (another game, an empty table): "no stixx board found".
+2. The board: the three-way groove pattern finds the places it could be, each with its rotation
+   (modulo 60 degrees) and centre (stixx_board.py); the place whose grooves read best is the
+   board. No place reads as one (another game, an empty table): "no stixx board found".
 3. The 42 grooves: each one read from the raw frame as a stick of a taught colour, the grey
    marker, empty, or not readable (something over it): stixx_grooves.py. Slots are numbered as
    games/stixx.md says, in the frame of the reported rotation.
@@ -39,6 +40,7 @@ NO_BOARD = "no stixx board found"
 # as a stick or an empty groove: a hand over a board leaves 12 or more readable (bench seeds
 # 100000-100199), ENIX rays on a blue cloth, where the pattern half matches, at most 8 (seeds < 100000).
 MIN_GROOVES_READ = 11
+PLAIN_BOARD = 36  # grooves read at a place that make it the board without trying the other places
 
 
 @dataclass(frozen=True)
@@ -100,12 +102,19 @@ def read_stixx(view: TableView, settings: StixxSettings, frame_id: int = 0) -> d
         warnings.append("no marker paper can be seen to balance the colours: stick colours may be misread")
     names, refs = stick_colours(settings.colours)
     board = None
-    for fit in find_boards(view.top.image, view.valid, view.ppm, view.top.px_to_mm, settings.pitch_mm,
-                           settings.board_bgr):
-        reading = read_grooves(view.sample, fit.pose, names, refs, settings.board_bgr)
-        if sum(c is not None for c in reading.content) >= MIN_GROOVES_READ:
-            board = (fit.pose, reading)
-            break
+    best = MIN_GROOVES_READ - 1
+    # The place whose grooves read best is the board (the pattern's best match may be a patch of
+    # table beside a board half under a hand; a place one groove off reads few of them).
+    search = find_boards(view.top.image, view.valid, view.ppm, view.top.px_to_mm, settings.pitch_mm,
+                         settings.board_bgr)
+    for fit in search.fits:
+        pose = search.refined(fit).pose
+        reading = read_grooves(view.sample, pose, names, refs, settings.board_bgr)
+        read = sum(c is not None for c in reading.content)
+        if read > best:
+            board, best = (pose, reading), read
+        if best >= PLAIN_BOARD:
+            break  # a board seen plainly: no other place can be it
     plate = None
     if board is None:
         warnings.append(NO_BOARD)

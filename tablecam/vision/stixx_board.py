@@ -12,8 +12,10 @@ blue or slate cloth is as dark and as blue), but that three-way pattern does:
 2. Rotation (modulo 60 degrees, as the board looks the same every sixth of a turn): the angle of
    the sixth harmonic there.
 3. Centre: the groove pattern drawn at that rotation, correlated with each pixel's colour
-   distance from the board's around the peak. Whether it is a board at all (a wrong game, an
-   empty table, ENIX rays on a blue cloth) is for the grooves to say (stixx_grooves.py).
+   distance from the board's around the peak; the few best places are kept (a hand over the
+   board can make a patch of table beside it correlate better than the half-hidden board), each
+   with its rotation refined. Which place, if any, is a board (a wrong game, an empty table,
+   ENIX rays on a blue cloth) is for the grooves to say (stixx_grooves.py, stixx.py).
 
 Geometry (intersections, grooves, slot numbering) is games/stixx.md's, taken from
 `tablecam.rules.stixx.board`, whose functions are pure geometry: the slot numbers a detector
@@ -37,6 +39,9 @@ GROOVE_WIDTH = 8.0 / 55.0  # of L: the bright line a stick or an empty groove ma
 WINDOW = 3.6  # of L: the harmonics' averaging window, about the board's width
 CANDIDATES = 3  # structure peaks tried, best first
 SEARCH_PITCHES = 2.2  # the pattern is searched this far (in L) around a peak (a hand over the board moves the peak)
+PLACES_PER_PEAK = 3  # best places of the pattern tried around each peak
+PLACES_APART = 0.5  # of L: two places nearer than this are one
+REFINE_STEPS = 4  # half-degree steps the rotation may climb from the structure's angle
 MIN_MATCH = 0.08  # normalised correlation of the groove pattern worth reading as a board (tuned on seeds < 100000)
 ANGLE_STEP_DEG = 0.25  # templates are drawn at this angular resolution
 BOARD_BGR = (0x44, 0x2A, 0x1F)  # stixx.md: navy #1f2a44 (a setting: boards differ)
@@ -47,12 +52,34 @@ FAR_DE = 60.0  # colour distances are clipped here: a stick is far from the boar
 class BoardFit:
     pose: BoardPose  # centre in table mm, rotation in [0, 60)
     match: float  # normalised correlation of the groove pattern at the pose
+    at_px: tuple[float, float] = (0.0, 0.0)  # the centre in the search image
+
+
+@dataclass(frozen=True, eq=False)
+class BoardSearch:
+    """Where the groove pattern matches in one frame (`fits`, best first, the rotation as the
+    structure gave it), and what it takes to refine one of them."""
+
+    fits: list[BoardFit]
+    away: np.ndarray  # each search pixel's colour distance from the board's, clipped at FAR_DE
+    ppm: float
+    pitch_mm: float
+    px_to_mm: object
+
+    def refined(self, fit: BoardFit) -> BoardFit:
+        """The fit with its rotation refined (and its centre found again at that rotation); the
+        caller refines place after place, best match first, until one reads as a board plainly."""
+        (cx, cy), theta, match = _refine(self.away, FAR_DE, fit.at_px, fit.pose.rotation, fit.match, self.ppm,
+                                         self.pitch_mm)
+        centre = self.px_to_mm(np.array([[cx, cy]]))[0]
+        return BoardFit(BoardPose((float(centre[0]), float(centre[1])), theta % 60.0, self.pitch_mm), match, (cx, cy))
 
 
 def find_boards(top_bgr: np.ndarray, valid: np.ndarray, ppm: float, px_to_mm, pitch_mm: float = PITCH_MM,
-                board_bgr: tuple[float, float, float] = BOARD_BGR) -> list[BoardFit]:
+                board_bgr: tuple[float, float, float] = BOARD_BGR) -> BoardSearch:
     """Places in a white-balanced top-down image at `ppm` px/mm (`px_to_mm` maps its pixels to table
-    mm) where the groove pattern matches, best first. The caller confirms one by reading its grooves."""
+    mm) where the groove pattern matches, best first. The caller confirms one by reading its
+    grooves, then refines it (BoardSearch.refined)."""
     grey = cv2.cvtColor(top_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
     fill = float(np.median(grey[valid])) if valid.any() else 0.0
     grey[~valid] = fill  # markers and the unseen border must not look like structure
@@ -65,17 +92,15 @@ def find_boards(top_bgr: np.ndarray, valid: np.ndarray, ppm: float, px_to_mm, pi
     found: list[BoardFit] = []
     for x, y in _peaks(score, int(round(2.0 * pitch_mm * ppm)), CANDIDATES):
         theta = (math.degrees(math.atan2(z6[1][y, x], z6[0][y, x])) - 180.0) / 6.0 % 60.0
-        (cx, cy), theta, match = _match_pattern(away, FAR_DE, (x, y), theta, ppm, pitch_mm)
-        if match < MIN_MATCH:
-            continue
-        if not found or match > max(f.match for f in found):
-            (cx, cy), theta, match = _refine(away, FAR_DE, (cx, cy), theta, match, ppm, pitch_mm)
-        centre = px_to_mm(np.array([[cx, cy]]))[0]
-        pose = BoardPose((float(centre[0]), float(centre[1])), theta % 60.0, pitch_mm)
-        if any(math.dist(pose.centre, f.pose.centre) < 0.5 * pitch_mm for f in found):
-            continue  # two peaks on one board
-        found.append(BoardFit(pose, match))
-    return sorted(found, key=lambda f: -f.match)
+        # Not only the best place: a hand over the board can make a patch of table beside it
+        # correlate better than the board's half-hidden pattern. The grooves decide (the caller).
+        for (cx, cy), match in _match_places(away, FAR_DE, (x, y), theta, ppm, pitch_mm):
+            centre = px_to_mm(np.array([[cx, cy]]))[0]
+            if any(math.dist(centre, f.pose.centre) < PLACES_APART * pitch_mm for f in found):
+                continue  # two peaks on one board
+            drawn = int(round(theta / ANGLE_STEP_DEG)) * ANGLE_STEP_DEG % 60.0
+            found.append(BoardFit(BoardPose((float(centre[0]), float(centre[1])), drawn, pitch_mm), match, (cx, cy)))
+    return BoardSearch(sorted(found, key=lambda f: -f.match), away, ppm, pitch_mm, px_to_mm)
 
 
 def colour_distance(bgr: np.ndarray, ref_bgr) -> np.ndarray:
@@ -144,34 +169,62 @@ def pattern(ppm: float, theta_q: int, pitch_mm: float) -> np.ndarray:
     return lines / lines.sum() - between / between.sum()
 
 
-def _match_pattern(away: np.ndarray, fill: float, at: tuple[int, int], theta: float, ppm: float,
-                   pitch_mm: float) -> tuple[tuple[float, float], float, float]:
-    """Best centre (px) within SEARCH_PITCHES of `at` for the pattern at rotation `theta`, and
-    the normalised correlation there."""
+def _correlation(away: np.ndarray, fill: float, at: tuple[int, int], theta: float, ppm: float, pitch_mm: float,
+                 win: int) -> tuple[np.ndarray, tuple[float, float], float]:
+    """Normalised correlation of the pattern at rotation `theta` with centres within `win` px of
+    `at`; the map's (0, 0) is the centre at (x0, y0) returned, and the rotation the pattern has."""
     q = int(round(theta / ANGLE_STEP_DEG))
     t = pattern(round(ppm, 4), q, pitch_mm)
     n = t.shape[0]
-    win = int(round(SEARCH_PITCHES * pitch_mm * ppm))
     x0, y0 = at[0] - n // 2 - win, at[1] - n // 2 - win
     res = cv2.matchTemplate(_crop(away, fill, x0, y0, n + 2 * win, n + 2 * win), t, cv2.TM_CCOEFF_NORMED)
+    return res, (x0 + (n - 1) / 2, y0 + (n - 1) / 2), q * ANGLE_STEP_DEG
+
+
+def _match_places(away: np.ndarray, fill: float, at: tuple[int, int], theta: float, ppm: float,
+                  pitch_mm: float) -> list[tuple[tuple[float, float], float]]:
+    """Up to PLACES_PER_PEAK centres (px) within SEARCH_PITCHES of `at` where the pattern at
+    rotation `theta` correlates best (local maxima at least MIN_MATCH, best first)."""
+    res, (ox, oy), _ = _correlation(away, fill, at, theta, ppm, pitch_mm,
+                                    int(round(SEARCH_PITCHES * pitch_mm * ppm)))
+    k = max(3, int(round(PLACES_APART * pitch_mm * ppm)) | 1)
+    top = cv2.dilate(res, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    ys, xs = np.nonzero((res >= top) & (res >= MIN_MATCH))
+    order = np.argsort(-res[ys, xs])[:PLACES_PER_PEAK]
+    out = []
+    for i in order:
+        dx, dy = _subpixel(res, int(xs[i]), int(ys[i]))
+        out.append(((ox + xs[i] + dx, oy + ys[i] + dy), float(res[ys[i], xs[i]])))
+    return out
+
+
+def _match_pattern(away: np.ndarray, fill: float, at: tuple[int, int], theta: float, ppm: float,
+                   pitch_mm: float, win: int = 4) -> tuple[tuple[float, float], float, float]:
+    """Best centre (px) within `win` px of `at` for the pattern at rotation `theta`, the rotation
+    the pattern was drawn at, and the normalised correlation there."""
+    res, (ox, oy), drawn = _correlation(away, fill, at, theta, ppm, pitch_mm, win)
     _, peak, _, (px_, py_) = cv2.minMaxLoc(res)
     dx, dy = _subpixel(res, px_, py_)
-    return (x0 + px_ + dx + (n - 1) / 2, y0 + py_ + dy + (n - 1) / 2), q * ANGLE_STEP_DEG, float(peak)
+    return (ox + px_ + dx, oy + py_ + dy), drawn, float(peak)
 
 
 def _refine(away: np.ndarray, fill: float, at: tuple[float, float], theta: float, peak: float, ppm: float,
             pitch_mm: float) -> tuple[tuple[float, float], float, float]:
-    """The rotation refined by trying half a degree either way (a parabola through the three)."""
-    here = (int(round(at[0])), int(round(at[1])))
-    lo = _match_pattern(away, fill, here, theta - 0.5, ppm, pitch_mm)
-    hi = _match_pattern(away, fill, here, theta + 0.5, ppm, pitch_mm)
-    best = max((lo, (at, theta, peak), hi), key=lambda f: f[2])
-    if best[2] == peak:
-        d = lo[2] - 2 * peak + hi[2]
-        if abs(d) > 1e-9:
-            theta += float(np.clip(0.5 * (lo[2] - hi[2]) / d, -0.5, 0.5)) * 0.5
-        return at, theta, peak
-    return best
+    """The rotation refined by climbing in half degrees (the structure's angle can be a degree or
+    two off when a hand lies over the board) until neither neighbour is better, then a parabola
+    through the three; the centre follows, found again at each rotation."""
+    centre, theta = at, int(round(theta / ANGLE_STEP_DEG)) * ANGLE_STEP_DEG
+    for _ in range(REFINE_STEPS):
+        here = (int(round(centre[0])), int(round(centre[1])))
+        lo = _match_pattern(away, fill, here, theta - 0.5, ppm, pitch_mm)
+        hi = _match_pattern(away, fill, here, theta + 0.5, ppm, pitch_mm)
+        if peak >= max(lo[2], hi[2]):
+            d = lo[2] - 2 * peak + hi[2]
+            if abs(d) > 1e-9:
+                theta += float(np.clip(0.5 * (lo[2] - hi[2]) / d, -0.5, 0.5)) * 0.5
+            return centre, theta, peak
+        centre, theta, peak = max((lo, hi), key=lambda f: f[2])
+    return centre, theta, peak
 
 
 def _crop(img: np.ndarray, fill: float, x0: int, y0: int, w: int, h: int) -> np.ndarray:

@@ -8,9 +8,12 @@ of the two triangles the groove separates).
 - The sides must look like the board (its chromaticity, any brightness since a shadow only
   darkens; or the board washed out by the lamp's reflection): otherwise something lies over the
   groove and it is not read.
-- A stick: most strip pixels fit one taught colour under the shading/glare model of
-  piece_colours.py (a pixel that needs more reflected white than colour votes for nothing: skin
-  and a glared grey look like a washed-out orange or red). Grey is the marker.
+- A stick: its strip pixels fit taught colours under the shading/glare model of piece_colours.py
+  (a pixel that needs more reflected white than colour votes for nothing: skin and a glared grey
+  look like a washed-out orange or red). The colour is told where it shows best: a highlight
+  only adds light and pushes a channel to the sensor's limit (a glossy orange under the lamp
+  clips its red and looks yellow), so the unclipped pixels, else the least lit half, name it,
+  provided the rest of the stick is that colour lit more. Grey is the marker.
 - Empty: the strip has the board's colour, close to the sides and a little lighter (an empty
   groove is cut into the board and shows its paler floor), beside a board seen plainly. A
   uniform dark sleeve is as dark as the board but has no paler grooves, a grey marker in a
@@ -26,19 +29,25 @@ import numpy as np
 
 from tablecam.rules.stixx.board import SLOTS, BoardPose
 
-from .piece_colours import fit_residuals, linear_to_srgb, srgb_to_linear
+from .piece_colours import K_MIN, fit_residuals, linear_to_srgb, srgb_to_linear
 from .stixx_board import board_to_table, groove_frames
 
 # Where to sample, in mm of the board frame (for the default pitch; scaled with it).
 STRIP_ALONG_MM = np.linspace(-17.0, 17.0, 12)  # a stick is 47 mm long; its rounded ends are left out
-STRIP_ACROSS_MM = np.array([-0.8, 0.0, 0.8])  # a stick is 8 mm wide; its flanks are shaded, its top is not
+# A stick is 8 mm wide: its top and the start of both flanks (the lamp's highlight runs along one
+# side of the top, so some rows show the colour unwashed). Whether the groove is empty is judged on
+# the middle rows only (STRIP_MIDDLE): a blue stick's shaded flanks are nearly the board's navy.
+STRIP_ACROSS_MM = np.array([-2.0, -0.8, 0.0, 0.8, 2.0])
+STRIP_MIDDLE = np.abs(STRIP_ACROSS_MM) < 1.0
 SIDE_ALONG_MM = np.array([-8.0, 0.0, 8.0])
 SIDE_ACROSS_MM = 14.0  # the triangles' middles are 15.9 mm from each of their grooves
 
 # Decision thresholds (tuned on simulator seeds < 100000, then on the failures of the bench's
-# seeds 100000-100449: see the report of issue 8; seeds from 100500 were kept unseen).
+# seeds 100000-100449 and 100500-100699; seeds from 200000 were kept unseen).
 MAX_RESIDUAL = 0.25  # a strip pixel explained by a colour at least this well votes for it
 MIN_SHARE = 0.6  # of the strip's pixels, voting for one colour, to read that colour
+MIN_TELLING = 0.15  # of a strip's pixels: fewer unclipped ones than this do not decide its colour alone
+LIT_MORE = 10.0  # shading gain allowed when checking that a stick's brighter half is its colour lit more
 MAX_WASH = 0.35  # a pixel whose best colour needs more reflected white than colour votes for nothing
 BOARD_LIKE = 0.12  # chromaticity distance from the board's model colour, to measure the board by
 GLARED_BOARD = 0.15  # piece_colours residual of a side as the board's colour in shade or under glare
@@ -104,12 +113,14 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
     # colour still decides, so a dark side does not count as a cover for it.
     sides_ok_for_stick = (board_like | (ratio < SHADOW_RATIO)).all(axis=1)
 
-    strip_lin = srgb_to_linear(np.median(strip, axis=1))
+    rows = strip.reshape(SLOTS, len(STRIP_ALONG_MM), len(STRIP_ACROSS_MM), 3)
+    middle = np.median(rows[:, :, STRIP_MIDDLE], axis=(1, 2))
+    strip_lin = srgb_to_linear(middle)
     # The floor of an empty groove is the board's colour, lighter: a grey (the marker in a shadow)
     # as dark as that floor is not.
     floor_like = np.linalg.norm(strip_lin / np.maximum(strip_lin.sum(axis=1, keepdims=True), 1e-6) - board_chroma,
                                 axis=1) < SIDE_CHROMA
-    strip_lab = _lab(np.median(strip, axis=1))
+    strip_lab = _lab(middle)
     side_lab = _lab(side_colour.mean(axis=1))
     near_board = np.linalg.norm(strip_lab - side_lab, axis=1) < EMPTY_DE
     lighter = strip_lab[:, 0] - side_lab[:, 0] > EMPTY_LIGHTER
@@ -126,6 +137,19 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
     if grey:
         washed &= best != grey[0]
     fits &= ~washed
+    # A highlight only adds light and drives a channel to the sensor's limit (an orange's red: it
+    # then looks yellow), so a stick's colour shows best where no channel is clipped, else in its
+    # least lit half.
+    unclipped = ~np.asarray(strip_clipped, bool).reshape(SLOTS, -1, 3).any(axis=2)
+    level = srgb_to_linear(strip).sum(axis=2)
+    dim = level <= np.median(level, axis=1, keepdims=True)
+    middle_rows = np.tile(STRIP_MIDDLE, len(STRIP_ALONG_MM))
+    # ... while the middle of the stick must still be that colour, lit more: with no bound on the
+    # light (an orange lit past the sensor's red limit turns yellow-looking, not into skin).
+    clipped_rows = np.asarray(strip_clipped, bool).reshape(rows.shape)
+    lit_more = fit_residuals(rows[:, :, STRIP_MIDDLE].reshape(-1, 3), refs_bgr,
+                             clipped_rows[:, :, STRIP_MIDDLE].reshape(-1, 3), k_range=(K_MIN, LIT_MORE),
+                             brightest=np.inf).reshape(SLOTS, -1, len(names)) < MAX_RESIDUAL
     content: list[str | None] = []
     covered: list[int] = []
     for s in range(SLOTS):
@@ -141,12 +165,33 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
             content.append(None)
             covered.append(s)
             continue
-        votes = np.bincount(best[s][fits[s]], minlength=len(names))
-        top = int(np.argmax(votes))
-        content.append(names[top] if votes[top] >= MIN_SHARE * strip.shape[1] else None)
+        content.append(_stick_colour(best[s], fits[s], (unclipped[s], dim[s]), lit_more[s], middle_rows, names))
         if content[-1] is None:
             covered.append(s)
     return GrooveReading(tuple(content), tuple(covered))
+
+
+def _stick_colour(best: np.ndarray, fits: np.ndarray, telling: tuple[np.ndarray, ...], lit_more: np.ndarray,
+                  middle: np.ndarray, names: tuple[str, ...]) -> str | None:
+    """The colour of a groove's stick from its strip pixels' best colours (`fits`: explained well
+    enough to vote; `middle`: the strip's middle rows, on the stick whatever the blur and a
+    millimetre of error in the pose; `lit_more` (middle pixels, colours): explained by a colour
+    under any light).
+
+    `telling` are the pixels that show the colour best, in order (the unclipped ones, the least lit
+    half): the first that is a big enough part of the strip and mostly votes for one colour names it,
+    if most of the middle rows are that colour under some light. Else the colour most of the
+    middle rows vote for, else none."""
+    for part in telling:
+        if part.sum() < MIN_TELLING * len(best):
+            continue
+        votes = np.bincount(best[fits & part], minlength=len(names))
+        top = int(np.argmax(votes))
+        if votes[top] >= MIN_SHARE * part.sum() and lit_more[:, top].sum() >= MIN_SHARE * middle.sum():
+            return names[top]
+    votes = np.bincount(best[fits & middle], minlength=len(names))
+    top = int(np.argmax(votes))
+    return names[top] if votes[top] >= MIN_SHARE * middle.sum() else None
 
 
 def _board_colour(sides_lin: np.ndarray, board_bgr) -> np.ndarray:

@@ -215,10 +215,12 @@ def cached_scene(game: str, seed: int, directory: Path, resolution: tuple[int, i
 def canonical_stixx(truth: dict) -> dict:
     """The truth with slots numbered in the frame of the board's reported rotation.
 
-    The simulator numbers slots in the frame of the board's full angle (0-360) while it reports
-    the rotation modulo 60 (games/stixx.md): the board looks the same every 60 degrees, so a
-    camera can only number grooves in the frame of the reported rotation. Turning each slot by
-    the whole steps of 60 degrees between the two gives the numbers a perfect detector prints.
+    The simulator's truth is in that frame already (games/stixx.md: the board looks the same every
+    60 degrees, so a camera can only number grooves in the frame of the reported rotation; its
+    scene's `board_angle_deg` is then the reported rotation and nothing turns). Renders cached
+    by older simulators numbered slots in the frame of the full angle (0-360, the scene's
+    `board_angle_deg`): turning each slot by the whole steps of 60 degrees between the two gives
+    the numbers a perfect detector prints.
     """
     board = truth.get("board")
     if not board:
@@ -390,6 +392,7 @@ class EnixScore:
     values_right: int = 0
     values_null: int = 0
     values_wrong: int = 0
+    values_card_missed: int = 0  # of values_null: the card itself was not found (its value never read)
     cards_invented: int = 0
     hex_centre_errors: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -510,6 +513,7 @@ def score_enix(observation: dict, scene: Scene) -> EnixScore:
             s.values += 1
             if got is None or got.get("value") is None:
                 s.values_null += 1
+                s.values_card_missed += got is None
             elif got["value"] == c["value"]:
                 s.values_right += 1
             else:

@@ -10,6 +10,7 @@ faces) are listed in tests/data/dice/nonstandard.txt and reported apart.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -41,13 +42,14 @@ def main() -> int:
         return 2
     nonstandard = read_nonstandard(NONSTANDARD)
     standard, odd = Tally(), Tally()
-    ms = []
+    ms, cpu = [], []
     found = 0
     for photo in photos:
         image = read_image(photo)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         dice = read_dice(image)
         ms.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
         found += len(dice)
         labels = read_labels(data / "labels" / (photo.stem + ".txt"), image.shape[1], image.shape[0])
         odd_here = {i for (stem, i) in nonstandard if stem == photo.stem}
@@ -57,7 +59,8 @@ def main() -> int:
         o.extra = 0  # extras are counted once, with the standard dice
         odd.add(o)
     print(f"photos: {len(photos)}; dice reported: {found}; "
-          f"read_dice ms per photo: median {statistics.median(ms):.1f}, max {max(ms):.1f}")
+          f"read_dice ms per photo: median {statistics.median(ms):.1f}, max {max(ms):.1f}; CPU ms median "
+          f"{statistics.median(cpu):.1f}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"standard dice with side >= {args.min_side:g} px: {standard.scored}")
     for name in ("right", "wrong", "null", "missed"):
         print(f"  {name:>6}: {standard.outcomes[name]:4d}  ({100 * standard.rate(name):5.1f}%)")

@@ -8,6 +8,7 @@ taught are not written, so improved defaults reach users who did not teach.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,9 @@ class Settings:
     geometry: TableGeometry = field(default_factory=TableGeometry)
     camera: CameraProfile | None = None
     colours: tuple[tuple[str, ColourProfile], ...] = ()  # taught profiles only, by game
+    # Enigmo's row of ten shutters, marked once on the live picture: four corners in table mm
+    # (top-left, top-right, bottom-right, bottom-left as the camera sees them), or None
+    enigmo_shutter_row_mm: tuple[tuple[float, float], ...] | None = None
 
     def colour_profile(self, game: str) -> ColourProfile:
         """The taught profile of a game, or its defaults."""
@@ -44,15 +48,22 @@ class Settings:
     def without_colours(self, game: str) -> "Settings":
         return replace(self, colours=tuple((g, p) for g, p in self.colours if g != game))
 
+    def with_shutter_row(self, corners_mm) -> "Settings":
+        """The settings with Enigmo's shutter row (four (x, y) corners in table mm, or None)."""
+        return replace(self, enigmo_shutter_row_mm=_corners(corners_mm) if corners_mm is not None else None)
+
     def to_dict(self) -> dict:
         g = self.geometry
-        return {
+        out = {
             "about": ABOUT,
             "version": FORMAT_VERSION,
             "table": {"marker_mm": g.marker_mm, "width_mm": g.width_mm, "height_mm": g.height_mm},
             "camera": self.camera.to_dict() if self.camera else None,
             "colours": {game: p.to_dict() for game, p in self.colours},
         }
+        if self.enigmo_shutter_row_mm is not None:
+            out["enigmo"] = {"shutter_row_mm": [[round(x, 2), round(y, 2)] for x, y in self.enigmo_shutter_row_mm]}
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "Settings":
@@ -76,7 +87,24 @@ class Settings:
         if unknown:
             raise ValueError(f"'colours' names an unknown game {unknown[0]!r}")
         profiles = tuple(sorted((game, ColourProfile.from_dict(game, p)) for game, p in colours.items()))
-        return cls(geometry, camera, profiles)
+        # files written before the shutter row existed have no "enigmo" section: not marked yet
+        enigmo = d.get("enigmo") or {}
+        if not isinstance(enigmo, dict):
+            raise ValueError("'enigmo' must be an object with shutter_row_mm")
+        row = enigmo.get("shutter_row_mm")
+        return cls(geometry, camera, profiles, _corners(row) if row is not None else None)
+
+
+def _corners(corners) -> tuple[tuple[float, float], ...]:
+    """Four finite (x, y) pairs, or ValueError (whether they make a plausible row is the
+    vision side's check: vision.enigmo_shutters.check_corners)."""
+    try:
+        pts = tuple((float(x), float(y)) for x, y in corners)
+    except (TypeError, ValueError):
+        raise ValueError("the Enigmo shutter row must be four corners [x, y] in mm") from None
+    if len(pts) != 4 or not all(math.isfinite(v) for p in pts for v in p):
+        raise ValueError("the Enigmo shutter row must be four corners [x, y] in mm")
+    return pts
 
 
 def data_dir(override: str | Path | None = None) -> Path:
@@ -147,4 +175,7 @@ def describe(settings: Settings, path: Path | None = None) -> str:
         p = settings.colour_profile(game)
         state = "taught" if p.taught else "default"
         lines.append(f"colours {game} ({state}: {p.source}): " + ", ".join(f"{n} {hx}" for n, hx in p.colours))
+    row = settings.enigmo_shutter_row_mm
+    lines.append("enigmo shutter row: " + ("not marked yet (mark it on the page when Enigmo is chosen)" if row is None
+                                           else "corners " + ", ".join(f"({x:g}, {y:g})" for x, y in row) + " mm"))
     return "\n".join(lines)

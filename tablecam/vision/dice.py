@@ -4,7 +4,8 @@
 
 1. pips: round blobs darker or brighter than their surround (`pips.find_pips`), searched on a
    pyramid so that pips of about 1 to 50 px radius are each seen at a scale where they are 2-6 px;
-   a photo squeezed by its publisher (every pip the same ellipse) is un-squeezed first;
+   a photo squeezed by its publisher (a 4:3 or 16:9 shot stored square) is read un-squeezed by
+   each usual ratio too, and the ratio under which most pips land on read dice is kept;
 2. lattices: every pip of a die sits on a 3x3 lattice of places; each pair of similar pips
    proposes the few lattices it can belong to, and lattices re-fitted to the pips they land on
    allow for a slanted view (`pip_lattice.pair_hypotheses`, `refine`);
@@ -44,6 +45,7 @@ _POLARITIES = {"both": (True, False), "dark": (True,), "bright": (False,)}
 # the side (big pips of ring dice to small pips).
 _LONE_STEPS = (1.6, 2.0, 2.5, 3.1, 3.9, 4.8)
 _LONE_MARGIN = 0.6  # every place of a lone pip's face within 20 % of the pip's contrast of the face
+_LONE_SHADE = 0.12  # a 1's face near its pip at most this share of the pip's contrast darker than at its rim
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,8 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     radius are looked for, and only around dark (or bright) spots found on a half-size copy, so
     a large frame costs a few milliseconds. Otherwise pips of 1 to 40 px radius are looked for.
     `pips`: "dark" (black pips on a light die), "bright" or "both". `min_contrast`: the weakest
-    pip against its face, in grey levels. Photos whose pixels are not square (stretched by some
-    publisher) are un-stretched first, unless `square_pixels`.
+    pip against its face, in grey levels. Photos whose pixels may not be square (stretched by some
+    publisher) are also read un-stretched by the usual ratios, unless `square_pixels`.
     """
     grey = to_grey(check_frame(image))
     if min(grey.shape) < 16:
@@ -85,23 +87,76 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
             raise UserError(f"the pip radius must be 0.5 to 100 pixels, not {pip_radius_px}.")
         return _read_known_scale(grey, float(pip_radius_px), polarities, min_contrast)
     scales = _scales(grey.shape)
-    work, levels = grey, _pyramid(grey, scales, polarities, min_contrast)
-    stretch = 1.0 if square_pixels else _stretch(levels)
-    if stretch != 1.0:
-        width = max(16, int(round(grey.shape[1] / stretch)))
-        work = cv2.resize(grey, (width, grey.shape[0]), interpolation=cv2.INTER_AREA)
+    base = _pyramid(grey, scales, polarities, min_contrast)
+    if square_pixels:
+        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
+    # A photo squeezed into a square by its publisher (a 4:3 or 16:9 shot made 640x640) has
+    # oval pips and dice. Pips too small to show their shape cannot say by how much, so every
+    # usual squeeze is tried and the one under which the dice read best (most pips on dice
+    # given a value) is kept; a square-pixel reading gives way only to a clearly better one.
+    # The squeezes are compared without the doubled level (three quarters of the work), which
+    # only adds pips under 1.6 px; the one chosen is then read in full.
+    coarse = [s for s in scales if s <= 1]
+    plain = _score(_read_stretched(grey, 1.0, coarse, polarities, min_contrast, [lv for lv in base if lv[0] <= 1]))
+    best, best_score = 1.0, plain
+    guess = _stretch(base)
+    tries = list(_STRETCHES) + ([guess] if min(abs(math.log(guess / s)) for s in _STRETCHES) > 0.12 else [])
+    for stretch in tries:
+        score = _score(_read_stretched(grey, stretch, coarse, polarities, min_contrast))
+        if score > max(best_score, plain * _CLEARLY_BETTER + 1):
+            best, best_score = stretch, score
+    if best == 1.0:
+        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
+    return _read_stretched(grey, best, scales, polarities, min_contrast)
+
+
+# Squeezes tried on a photo of unknown origin: how much wider than tall round things look when
+# a 16:9 or 4:3 shot (either way up) is stored as a square, and the like.
+_STRETCHES = (1 / 1.78, 1 / 1.33, 1.33, 1.78)
+_CLEARLY_BETTER = 1.15  # a squeeze wins over square pixels only with this many more pips read (and one more)
+
+
+def _score(dice: list[Die]) -> int:
+    return sum(d.pips for d in dice if d.value is not None)
+
+
+def _squeezed(plane: np.ndarray, stretch: float) -> np.ndarray:
+    h, w = plane.shape
+    if stretch > 1:
+        return cv2.resize(plane, (max(16, int(round(w / stretch))), h), interpolation=cv2.INTER_AREA)
+    if stretch < 1:
+        return cv2.resize(plane, (w, max(16, int(round(h * stretch)))), interpolation=cv2.INTER_AREA)
+    return plane
+
+
+def _read_stretched(grey: np.ndarray, stretch: float, scales: list[float], polarities: tuple[bool, ...],
+                    min_contrast: float, levels=None) -> list[Die]:
+    """The dice of a photo whose round things look `stretch` times wider than tall: read on a
+    copy squeezed back to square pixels (by narrowing it, or lowering it when stretch < 1)."""
+    h, w = grey.shape
+    work = _squeezed(grey, stretch)
+    if levels is None:
         levels = _pyramid(work, scales, polarities, min_contrast)
-    sx = grey.shape[1] / work.shape[1]
     dice: list[Die] = []
-    all_pips: list[tuple[float, float, float, bool]] = []  # x, y, radius (full-size px), dark
+    all_pips: list[tuple[float, float, float, bool]] = []  # x, y, radius (px of the squeezed copy), dark
     for scale, level, found in levels:
         for polarity in found:
-            all_pips.extend((p.x / scale * sx, p.y / scale, p.radius / scale, p.dark) for p in polarity)
+            all_pips.extend((p.x / scale, p.y / scale, p.radius / scale, p.dark) for p in polarity)
             for die in _read_level(level, polarity):
-                dice.append(_to_full(die, scale, sx))
+                dice.append(_to_full(die, scale, 1.0))
     # below this a photo holds too few pixels per pip to tell a die from a speckled carpet
     kept = _suppress([d for d in dice if d.side_px >= MIN_SIDE_PX])
-    return [_unless_stray_pips(d, all_pips) for d in kept]
+    kept = [_unless_stray_pips(d, all_pips) for d in kept]
+    fx, fy = w / work.shape[1], h / work.shape[0]
+    if fx == 1 and fy == 1:
+        return kept
+    return [_to_image(d, fx, fy) for d in kept]
+
+
+def _to_image(die: Die, fx: float, fy: float) -> Die:
+    x0, y0, x1, y1 = die.box_px
+    return replace(die, box_px=(int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy))),
+                   centre_px=(die.centre_px[0] * fx, die.centre_px[1] * fy))
 
 
 def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -> Die:
@@ -259,8 +314,11 @@ def _read_level(grey: np.ndarray, pips: list[Pip], rim: bool = True, step: float
         extra = check(grey, dark, hyp, pips, rim)
         # a lone pip is a 1 only on a face that is clearly face all around it: a corner pip of a
         # bigger face, taken for a 1, has places off its die, on a table only a little darker
+        # and the face of a 1 is no darker (for a dark pip) near the pip than at its rim: a small
+        # dark die on light paper, taken for the pip of a big 1, has its own blurred edge as
+        # "face" close to it and paper further out
         chosen = choose(chosen + [r for r in extra if r.value in (1, None) and r.pips == 1 and r.ring >= 0.75
-                                  and r.margin >= _LONE_MARGIN])
+                                  and r.margin >= _LONE_MARGIN and r.shade <= _LONE_SHADE])
     return [_die(r, dark) for r in chosen]
 
 

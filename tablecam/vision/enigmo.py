@@ -22,7 +22,7 @@ How a frame is read:
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -49,6 +49,7 @@ class EnigmoSettings:
     profile: object | None = None  # calibration.lens.CameraProfile
     shutter_row: ShutterRow | None = None
     pip_mm: float = PIP_MM
+    colours: object | None = None  # the frame loop passes every game's colour profile; Enigmo needs none
 
 
 class EnigmoDetector:
@@ -69,8 +70,20 @@ class EnigmoDetector:
 
     def mark_shutter_row(self, row: ShutterRow | None) -> None:
         """The user marked (or cleared) the row: use it from the next frame on."""
-        self.settings = EnigmoSettings(self.settings.geometry, self.settings.profile, row, self.settings.pip_mm)
+        self.settings = replace(self.settings, shutter_row=row)
         self._points = None
+
+    def use_settings(self, settings) -> None:
+        """The saved settings changed (calibration.Settings): take the shutter row marked on the
+        page. A row the file holds but that makes no sense (edited by hand) counts as unmarked,
+        so the players are asked to mark it again rather than shown wrong shutters."""
+        corners = getattr(settings, "enigmo_shutter_row_mm", None)
+        try:
+            row = ShutterRow.from_list(corners) if corners is not None else None
+        except UserError:
+            row = None
+        if row != self.settings.shutter_row:
+            self.mark_shutter_row(row)
 
     def detect(self, frame: np.ndarray, frame_id: int = 0, state: dict | None = None) -> dict:
         """The Observation of one frame. `state` (the last Observation) may carry the row's
@@ -116,6 +129,46 @@ def shutter_row_from_pixels(corners_px, fix) -> ShutterRow:
     mm = fix.image_to_table(px)
     check_corners(mm, fix.geometry)
     return ShutterRow(tuple((float(x), float(y)) for x, y in mm))
+
+
+def shutter_row_from_picture(corners, project, geometry: TableGeometry) -> ShutterRow:
+    """The four corners the players tapped on the live picture, as fractions (0..1) of its width
+    and height, -> the row in table mm, checked. `project` is the frame loop's table lock (table mm
+    -> the same picture fractions, lens included): it is inverted numerically, first with one
+    homography over the whole table, then with one fitted on a small patch around each point,
+    so a lens's distortion costs nothing measurable."""
+    from tablecam.vision.enigmo_shutters import _as_corners, check_corners
+
+    taps = np.array(_as_corners(corners, "picture fractions"), dtype=np.float64)
+    if not np.all((taps >= 0) & (taps <= 1)):
+        raise UserError("tap the four corners on the picture itself.")
+    mm = picture_to_table(project, taps, geometry)
+    check_corners(mm, geometry)
+    return ShutterRow(tuple((float(x), float(y)) for x, y in mm))
+
+
+def picture_to_table(project, points, geometry: TableGeometry, patch_mm: float = 20.0) -> np.ndarray:
+    """Points of the picture (in `project`'s output units) -> table mm, inverting `project`."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    m = geometry.marker_mm
+    gx, gy = np.meshgrid(np.linspace(-m, geometry.width_mm + m, 9), np.linspace(-m, geometry.height_mm + m, 7))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+
+    def fitted(table_pts: np.ndarray) -> np.ndarray:
+        seen = np.asarray(project(table_pts.tolist()), dtype=np.float64).reshape(-1, 2)
+        h, _ = cv2.findHomography(seen, table_pts, 0)
+        if h is None:
+            raise UserError("the table's position in the picture is not known yet: wait until the four markers show.")
+        return h
+
+    whole = fitted(grid)
+    out = cv2.perspectiveTransform(pts[None], whole)[0]
+    patch = np.array([(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1)], dtype=np.float64) * patch_mm
+    for _ in range(2):  # the second pass starts from a point already within a fraction of a mm
+        for k in range(len(out)):
+            local = fitted(out[k] + patch)
+            out[k] = cv2.perspectiveTransform(pts[k][None, None], local)[0, 0]
+    return out
 
 
 def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.ndarray | None, pip_mm: float,

@@ -141,6 +141,8 @@ class Reading:
     pips: int  # places read as pips
     margin: float  # 0..1: how far the least clear place is from the pip/face cut
     ring: float  # share of the outside samples that differ from the face
+    spread: float = 0.0  # spread of the face samples (20th to 80th percentile) over the pip contrast
+    shade: float = 0.0  # how much more pip-like the face is near the places than at its rim (share of contrast)
 
     @property
     def step(self) -> float:
@@ -297,9 +299,11 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     face_pip = sign * (level[:, None] - face_vals) / np.maximum(own, 1.0)[:, None]
     # no pip between the places: the middle must be clean; the rim may be shaded by the edge
     even = (own >= 0.5 * k) & (face_pip[:, :4].max(axis=1) < 0.45)
+    lo, hi = np.percentile(face_vals, (20, 80), axis=1)
+    spread = (hi - lo) / np.maximum(own, 1.0)
+    shade = sign * (np.median(face_vals[:, 4:], axis=1) - level) / np.maximum(own, 1.0)
     if rim:
-        lo, hi = np.percentile(face_vals, (20, 80), axis=1)
-        even &= (face_pip[:, 4:].max(axis=1) < 0.65) & (hi - lo <= 0.6 * own)
+        even &= (face_pip[:, 4:].max(axis=1) < 0.65) & (spread <= 0.6)
     out_vals, out_in = at(_OUT)
     differs = (np.abs(out_vals - level[:, None]) > np.maximum(0.12 * own, 12.0)[:, None]) | ~out_in
     ring = differs.mean(axis=1)
@@ -318,29 +322,35 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     for q in keep:
         val = int(value[q]) if value[q] > 0 and sure[q] else None
         uq, vq = (u[q], v[q]) if not turned[q] else ((u[q] - v[q]) / 2, (u[q] + v[q]) / 2)
+        if turned[q] and (math.hypot(*uq) + math.hypot(*vq)) / 2 < STEP_PER_RADIUS[0] * radius[q]:
+            continue  # read as its turned layout, the die would be too small for its pips
         out.append(Reading((float(centres[q, 0]), float(centres[q, 1])), (float(uq[0]), float(uq[1])),
                            (float(vq[0]), float(vq[1])), val, int(present[q].sum()), float(margin[q]),
-                           float(ring[q])))
+                           float(ring[q]), float(spread[q]), float(shade[q])))
     return out
 
 
 def _no_foreign_pips(centres: np.ndarray, u: np.ndarray, v: np.ndarray, present: np.ndarray,
                      pips: list[Pip]) -> np.ndarray:
+    """For each lattice: every pip on its face sits on one of its pip places. "On its face":
+    within 2.2 steps of the centre (the face's edge is at about 1.85): a lattice that is only
+    part of a die has that die's other pips there, while a neighbouring die's pips, even of a
+    die touching it, lie further out (its nearest pips are about 2.7 steps away)."""
     xy = np.array([(p.x, p.y) for p in pips])
     ok = np.ones(len(centres), bool)
-    for q in range(len(centres)):
-        rel = xy - centres[q]
-        inv = np.linalg.inv(np.column_stack([u[q], v[q]]))
-        a, b = inv @ rel.T  # lattice coordinates of every pip
-        on_face = np.maximum(np.abs(a), np.abs(b)) <= 2.6
-        if not on_face.any():
-            continue
-        ij = PLACES[present[q]]
-        if len(ij) == 0:
-            ok[q] = False
-            continue
-        d = np.min(np.hypot(a[on_face, None] - ij[None, :, 0], b[on_face, None] - ij[None, :, 1]), axis=1)
-        ok[q] = bool(np.all(d <= 0.45))
+    det = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    safe = np.where(np.abs(det) < 1e-9, 1e-9, det)
+    chunk = max(1, 200_000 // max(len(xy), 1))  # bounds the (lattices x pips x places) arrays
+    for lo in range(0, len(centres), chunk):
+        sl = slice(lo, lo + chunk)
+        rel = xy[None, :, :] - centres[sl, None, :]  # (Q, P, 2)
+        # lattice coordinates of every pip: the inverse of [u v] applied to rel
+        a = (v[sl, None, 1] * rel[:, :, 0] - v[sl, None, 0] * rel[:, :, 1]) / safe[sl, None]
+        b = (-u[sl, None, 1] * rel[:, :, 0] + u[sl, None, 0] * rel[:, :, 1]) / safe[sl, None]
+        on_face = np.maximum(np.abs(a), np.abs(b)) <= 2.2
+        d = np.hypot(a[:, :, None] - PLACES[None, None, :, 0], b[:, :, None] - PLACES[None, None, :, 1])
+        d = np.where(present[sl, None, :], d, np.inf).min(axis=2)  # to the nearest pip place
+        ok[sl] = ~np.any(on_face & (d > 0.45), axis=1)
     return ok
 
 

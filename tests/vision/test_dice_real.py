@@ -1,8 +1,10 @@
 """read_dice on 30 real photos of dice (tests/data/dice, provenance in its README).
 
-The issue asks for 95 % of the standard dice read right; the reader is not there yet (see the
-bench, bench/dice_real.py, for all 150 photos). These thresholds hold what it does today, so
-that a change that reads fewer dice, or reads more of them WRONG, fails here.
+The issue asks for 95 % of the standard dice read right; the reader is not there (67 % on these
+30 photos, 69 % on all 150: see bench/dice_real.py). These thresholds hold what it does today, so
+that a change that reads fewer dice, or reads more of them WRONG, fails here. Session 2 developed
+the reader on the other 120 photos; only its last change (how far out a stray pip counts, one
+constant set from the die's geometry) was also looked at on these 30.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from tablecam.vision.dice import read_dice
 from tablecam.vision.dice_eval import Tally, confusion_table, read_labels, read_nonstandard, score_photo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
-MIN_RIGHT = 0.55  # share of the standard dice (side >= 24 px) read right (62 % today)
-MAX_WRONG = 0.07  # share read as another number (6 % today)
+MIN_RIGHT = 0.62  # share of the standard dice (side >= 24 px) read right (66.7 % today)
+MAX_WRONG = 0.04  # share read as another number (0.9 % today: 1 of 117)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", metavar="FILE",
                    help="a settings file (settings.json) or a lens profile JSON to use instead of the saved settings")
     p.add_argument("--frame-id", type=int, default=0, help="frame_id to print (default 0)")
+    p.add_argument("--shutters", metavar="X,Y,...",
+                   help="enigmo: the shutter row's four corners in table mm (top-left, top-right, bottom-right, "
+                        "bottom-left: eight numbers), instead of the corners saved from the page")
     p.add_argument("--data-dir", metavar="DIR", help="where the saved settings live (default: $TABLECAM_DATA "
                                                       "or ~/.local/share/tablecam)")
     p.set_defaults(handler=_run)
@@ -50,12 +53,17 @@ def detector_for(game: str):
 
 
 def detect_file(game: str, image_path: str | Path, settings, frame_id: int = 0) -> dict:
-    """The Observation of the photo at `image_path`, read with `settings` (calibration Settings)."""
+    """The Observation of the photo at `image_path`, read with `settings` (calibration Settings;
+    Enigmo also takes the shutter row's corners saved in them)."""
     from tablecam.calibration.images import read_image
 
     module = detector_for(game)
     image = read_image(image_path)
     colours = settings.colour_profile(game) if game in _games_with_colours() else None
+    if game == "enigmo":
+        row = getattr(settings, "enigmo_shutter_row_mm", None)
+        return module.detect(image, settings.geometry, settings.camera, colours, None, frame_id,
+                             shutter_row_mm=row)
     return module.detect(image, settings.geometry, settings.camera, colours, None, frame_id)
 
 
@@ -90,6 +98,12 @@ def _run(args: argparse.Namespace) -> int:
 
     detector_for(args.game)  # an unknown game ends here, before the image is read
     settings = load_profile_file(args.profile) if args.profile else load_settings(args.data_dir)
+    if args.shutters is not None:
+        if args.game != "enigmo":
+            raise UserError("--shutters is for --game enigmo only.")
+        from tablecam.vision.enigmo_shutters import parse_corners
+
+        settings = settings.with_shutter_row(parse_corners(args.shutters).corners_mm)
     obs = detect_file(args.game, args.image, settings, args.frame_id)
     print(json.dumps(obs, separators=(",", ":")), flush=True)
     return 0

@@ -117,6 +117,12 @@ class MarkerFinder:
         return self._keep(found)
 
     def _detect(self, grey: np.ndarray, scale: float) -> list[tuple[int, np.ndarray]]:
+        if scale < 1.0:
+            # INTER_AREA has a fast path for whole-number reductions and a slow general one (0.1 ms
+            # against 5-10 ms on a 2028x1520 frame): a scale within 10 % of 1/n is taken as 1/n.
+            n = round(1.0 / scale)
+            if n >= 2 and abs(1.0 / scale - n) <= 0.1 * n:
+                scale = 1.0 / n
         small = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         corners, ids, _ = self._detector.detectMarkers(small)
         if ids is None:

@@ -3,12 +3,17 @@
 Viewing is open; every change (new game, corrections, undo) needs the PIN, sent as the
 `X-Tablecam-Pin` header or a "pin" field. A mistake in a request is a 4xx with one sentence
 in {"error": ...}; the server never answers a user's mistake with a 500.
+
+Streaming answers (SSE, MJPEG) each hold one of the WSGI server's threads for as long as the
+client watches, so they get at most `max_streams` threads: a client beyond that is told to come
+back later (503), and the page's own requests (state, changes) always find a free thread.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -26,6 +31,7 @@ from tablecam.errors import UserError
 HERE = Path(__file__).parent
 KEEPALIVE_S = 15.0
 MJPEG_MAX_FPS = 10.0
+MAX_STREAMS = 56  # the default for create_app: serve passes its own (its threads minus a reserve)
 MAX_BODY = 64 * 1024
 
 log = logging.getLogger("tablecam.app")
@@ -37,7 +43,10 @@ class Refused(Exception):
         self.status = status
 
 
-def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], dict] = lambda: {"ok": True}) -> Flask:
+def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], dict] = lambda: {"ok": True},
+               settings_dir: Path | None = None, max_streams: int = MAX_STREAMS) -> Flask:
+    """`settings_dir`: where settings marked on the page (Enigmo's shutter row) are saved;
+    `max_streams`: how many SSE and MJPEG clients may watch at once."""
     app = Flask("tablecam.companion", template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -55,6 +64,28 @@ def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], 
         if not isinstance(data, dict):
             raise Refused(400, "the request body must be a JSON object.")
         return data
+
+    streams = threading.BoundedSemaphore(max_streams)
+
+    def streaming(make_body, mimetype: str) -> Response:
+        """A streaming answer that holds one of the `max_streams` places until the client leaves."""
+        if not streams.acquire(blocking=False):
+            raise Refused(503, f"too many live viewers ({max_streams}): close a page and try again.")
+        released = threading.Event()
+
+        def release() -> None:  # once: call_on_close may run after the generator's own end
+            if not released.is_set():
+                released.set()
+                streams.release()
+
+        try:
+            resp = Response(make_body(), mimetype=mimetype, headers={"Cache-Control": "no-store",
+                                                                      "X-Accel-Buffering": "no"})
+        except BaseException:
+            release()
+            raise
+        resp.call_on_close(release)
+        return resp
 
     def need_pin(data: dict) -> None:
         offered = request.headers.get("X-Tablecam-Pin", data.get("pin"))
@@ -112,7 +143,7 @@ def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], 
     @app.get("/api/events")
     def events():
         header = request.headers.get("Last-Event-ID", "")
-        last = int(header) if header.isdigit() else hub.version - 1
+        last = int(header) if header.isdigit() else hub.first_version()
 
         @stream_with_context
         def stream():
@@ -123,38 +154,38 @@ def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], 
                 if not items:
                     yield ": keep-alive\n\n"
                     continue
-                for version, text in items:
-                    last = version
-                    yield f"id: {version}\nevent: state\ndata: {text}\n\n"
+                # One write for everything pending: fewer wake-ups of the server's socket loop.
+                last = items[-1][0]
+                yield "".join(f"id: {version}\nevent: {kind}\ndata: {text}\n\n" for version, kind, text in items)
 
-        return Response(stream(), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return streaming(stream, "text/event-stream")
 
     @app.get("/snapshot.jpg")
     def snapshot():
         made = pictures.jpeg()
         if made is None:
             return jsonify(error="no picture yet: the camera is starting."), 503
-        return Response(made[1], mimetype="image/jpeg")
+        return Response(made[1], mimetype="image/jpeg", headers={"X-Frame": str(made[0])})
 
     @app.get("/stream.mjpg")
     def mjpeg():
         def stream():
             number = 0
             while not pictures.closed:
+                # Sleeps on a condition until the frame loop puts a newer picture (no polling); the
+                # JPEG is made once per frame by whichever client asks first and shared by all.
                 number = pictures.wait_newer(number, KEEPALIVE_S)
                 made = pictures.jpeg()
                 if made is None:
                     continue
+                number = made[0]
                 sent = time.monotonic()
-                yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(made[1])
-                       + made[1] + b"\r\n")
+                yield made[2]
                 pause = 1.0 / MJPEG_MAX_FPS - (time.monotonic() - sent)
                 if pause > 0:
                     time.sleep(pause)
 
-        return Response(stream(), mimetype="multipart/x-mixed-replace; boundary=frame",
-                        headers={"Cache-Control": "no-store"})
+        return streaming(stream, "multipart/x-mixed-replace; boundary=frame")
 
     # ---- changing (PIN) -----------------------------------------------------------------------
     @app.post("/api/pin")
@@ -190,5 +221,25 @@ def create_app(hub: Hub, pictures: Pictures, guard: Guard, health: Callable[[], 
         need_pin(data)
         hub.undo(data.get("id"))
         return jsonify(hub.state())
+
+    @app.post("/api/settings/shutter-row")
+    def shutter_row():
+        """Enigmo's shutter row, tapped on the live picture: {"corners": [[x, y] x 4]} as fractions
+        (0..1) of the picture's width and height, top-left first, clockwise. Turned into table mm
+        with the frame loop's table lock and saved with the settings (the reader follows them)."""
+        from tablecam.calibration.settings import load_settings, save_settings
+        from tablecam.vision.enigmo import shutter_row_from_picture
+
+        data = body()
+        need_pin(data)
+        if settings_dir is None:
+            raise Refused(503, "this server keeps no settings file.")
+        project = hub.project
+        if project is None:
+            raise Refused(409, "the table is not found in the picture yet: make sure the four markers show.")
+        settings = load_settings(settings_dir)
+        row = shutter_row_from_picture(data.get("corners"), project, settings.geometry)
+        save_settings(settings.with_shutter_row(row.corners_mm), settings_dir)
+        return jsonify(shutter_row_mm=row.as_list())
 
     return app

@@ -2,9 +2,13 @@
 
 `Hub` owns the game in progress (a game module's Session), the tracker that debounces readings,
 and the log; every change is written to the store first, then applied, then published as a
-numbered state that the page receives over server-sent events. Published states are kept in a
-ring so a client that fell a little behind (or reconnected with Last-Event-ID) gets every one.
-`Pictures` holds the newest camera frame and its JPEG, encoded once however many clients watch.
+numbered update that the page receives over server-sent events. An update is either the whole
+state ("state": the game changed) or only the live figures ("live": phase, camera, frame rate),
+which change often and are small, so a long game's history is not resent every second.
+Updates are kept in a ring so a client that fell a little behind (or reconnected with
+Last-Event-ID) gets every one.
+`Pictures` holds the newest camera frame and its JPEG, encoded once per frame however many
+clients watch.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import threading
 import time
 from collections import deque
 from types import ModuleType
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -24,9 +28,9 @@ from tablecam.companion.i18n import both
 from tablecam.companion.store import Store
 from tablecam.errors import UserError
 
-RING = 1000  # published states kept for clients catching up
+RING = 1000  # published updates kept for clients catching up
 HISTORY_SHOWN = 100
-LIVE_EVERY_S = 1.0  # publish frame-rate figures at most this often
+LIVE_EVERY_S = 5.0  # frame-rate figures alone (the page does not show them) go out at most this often
 _KEEP = object()
 
 
@@ -37,7 +41,8 @@ class Hub:
         self.clock = clock
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
-        self._ring: deque[tuple[int, str]] = deque(maxlen=RING)
+        self._ring: deque[tuple[int, str, str]] = deque(maxlen=RING)  # (version, "state"|"live", json)
+        self._last_state: tuple[int, str, str] | None = None  # the newest whole state
         self.version = 0
         self.game_id: int | None = None
         self.module: ModuleType | None = None
@@ -80,7 +85,8 @@ class Hub:
             except UserError:
                 continue  # a correction that no longer applies after an undo before it
         self.game_id, self.module, self.session, self.history = game_id, module, session, history
-        self.tracker = phases.StateTracker(module.same_state, module.disturbed, self.hold)
+        self.tracker = phases.StateTracker(module.same_state, module.disturbed, self.hold,
+                                           plausible=getattr(module, "plausible", None))
         self.tracker.reset(session.last_stable)
         if session.over:
             self.store.end_game(game_id)
@@ -166,10 +172,12 @@ class Hub:
                 step = self.tracker.update(reading)
                 if step.stable is not None and not self.session.over:
                     self._record("stable", step.stable)
-            changed = step.stable is not None or step.phase != self.live["phase"]
+            moved = step.phase != self.live["phase"]
             self.live["phase"] = step.phase
-            if changed:
+            if step.stable is not None:
                 self._publish()
+            elif moved:
+                self._publish_live()
             return step
 
     def set_live(self, project: object = _KEEP, force: bool = False, **values) -> None:
@@ -177,13 +185,18 @@ class Hub:
 
         `project` (table mm -> normalised picture coordinates, or None) replaces the current one."""
         with self._lock:
+            found = False
             if project is not _KEEP:
+                # The table found (or lost) in the picture: the overlay appears (or goes) with a whole state.
+                found = (project is None) != (self.project is None)
                 self.project = project  # type: ignore[assignment]
             important = any(self.live.get(k) != v for k, v in values.items() if k in ("camera", "table_warnings"))
             self.live.update(values)
             now = time.monotonic()
-            if force or important or now - self._live_published >= LIVE_EVERY_S:
+            if found:
                 self._publish()
+            elif force or important or now - self._live_published >= LIVE_EVERY_S:
+                self._publish_live()
 
     # ---- publishing ----------------------------------------------------------------------------
     def state(self) -> dict:
@@ -202,12 +215,23 @@ class Hub:
         return out
 
     def _publish(self) -> None:
+        """The whole state, made and serialised once for every client."""
         with self._lock:
             self._live_published = time.monotonic()
             self.version += 1
             state = self._state()
             state["version"] = self.version
-            self._ring.append((self.version, json.dumps(state, separators=(",", ":"))))
+            self._last_state = (self.version, "state", json.dumps(state, separators=(",", ":")))
+            self._ring.append(self._last_state)
+            self._changed.notify_all()
+
+    def _publish_live(self) -> None:
+        """Only the live figures: a few hundred bytes, however long the game's history."""
+        with self._lock:
+            self._live_published = time.monotonic()
+            self.version += 1
+            live = {"version": self.version, "live": self.live}
+            self._ring.append((self.version, "live", json.dumps(live, separators=(",", ":"))))
             self._changed.notify_all()
 
     def close(self) -> None:
@@ -215,14 +239,22 @@ class Hub:
             self.closed = True
             self._changed.notify_all()
 
-    def states_after(self, version: int, timeout: float) -> list[tuple[int, str]]:
-        """Published states newer than `version` (waiting up to `timeout` s for one)."""
+    def first_version(self) -> int:
+        """Where a new client starts: just before the newest whole state (then the live updates after it)."""
+        with self._lock:
+            return (self._last_state[0] if self._last_state else self.version) - 1
+
+    def states_after(self, version: int, timeout: float) -> list[tuple[int, str, str]]:
+        """Published updates (version, "state"|"live", json) newer than `version`, waiting up to
+        `timeout` s for one (a condition: a waiting client costs nothing until something changes)."""
         with self._changed:
             if self.version <= version and not self.closed:
                 self._changed.wait(timeout)
-            if self._ring and self._ring[0][0] > version + 1:
-                return [self._ring[-1]]  # too far behind: the newest state is all that is left
-            return [(v, s) for v, s in self._ring if v > version]
+            if self._ring and self._ring[0][0] > version + 1 and self._last_state is not None:
+                # Too far behind: the newest whole state, then what followed it.
+                newest = self._last_state[0]
+                return [self._last_state] + [u for u in self._ring if u[0] > newest]
+            return [u for u in self._ring if u[0] > version]
 
     def set_first_run_pin(self, pin: str | None) -> None:
         with self._lock:
@@ -231,16 +263,25 @@ class Hub:
                 self._publish()
 
 
+class Jpeg(NamedTuple):
+    number: int  # the frame it shows
+    data: bytes  # the JPEG (the snapshot)
+    part: bytes  # the same as one part of the MJPEG stream, made once for every client
+
+
 class Pictures:
-    """The newest frame, its number, and its JPEG (made once per frame, on demand)."""
+    """The newest frame, its number, and its JPEG: made at most once per frame, only when asked,
+    at a tablet's size (`max_width`), by whichever client asks first; the others wait for it."""
 
     def __init__(self, max_width: int = 1024, quality: int = 75) -> None:
         self.max_width = max_width
         self.quality = quality
         self._lock = threading.Condition()
+        self._encoding = threading.Lock()  # one encoder at a time: never the same frame twice
         self._image: np.ndarray | None = None
         self._number = 0
-        self._jpeg: tuple[int, bytes] | None = None
+        self._jpeg: Jpeg | None = None
+        self.encoded = 0  # JPEGs made so far (the load bench and tests count them)
         self.closed = False
 
     def close(self) -> None:
@@ -269,23 +310,33 @@ class Pictures:
                 self._lock.wait(timeout)
             return self._number
 
-    def jpeg(self) -> tuple[int, bytes] | None:
-        import cv2
-
+    def jpeg(self) -> Jpeg | None:
         with self._lock:
             image, number, cached = self._image, self._number, self._jpeg
         if image is None:
             return None
-        if cached is not None and cached[0] == number:
+        if cached is not None and cached.number == number:
             return cached
+        with self._encoding:
+            cached = self._jpeg
+            if cached is not None and cached.number >= number:
+                return cached  # made by another client while this one waited
+            made = self._encode(image, number)
+            if made is None:
+                return cached
+            self._jpeg = made
+            self.encoded += 1
+            return made
+
+    def _encode(self, image: np.ndarray, number: int) -> Jpeg | None:
+        import cv2
+
         h, w = image.shape[:2]
         if w > self.max_width:
             image = cv2.resize(image, (self.max_width, round(h * self.max_width / w)), interpolation=cv2.INTER_AREA)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
         if not ok:
             return None
-        made = (number, buf.tobytes())
-        with self._lock:
-            if self._jpeg is None or self._jpeg[0] < number:
-                self._jpeg = made
-        return made
+        data = buf.tobytes()
+        part = b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(data) + data + b"\r\n"
+        return Jpeg(number, data, part)

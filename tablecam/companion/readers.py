@@ -9,6 +9,7 @@ recogniser's accuracy; `tablecam serve` only uses it when asked (`--reader truth
 from __future__ import annotations
 
 import importlib
+import threading
 import time
 from types import ModuleType
 
@@ -44,8 +45,17 @@ class DetectorReader:
     and gets the last reading as `state`; else the module's `detect(image, geometry, profile)`.
     """
 
-    def __init__(self, game: str, geometry: TableGeometry = TableGeometry(), profile=None, colours=None) -> None:
+    def __init__(self, game: str, geometry: TableGeometry = TableGeometry(), profile=None, colours=None,
+                 data_dir=None, remember=None) -> None:
         self.game = game
+        # (last state, new reading) -> the state the detector gets with the next frame (the game
+        # module's `recogniser_state`); None: the last reading as it is.
+        self._remember = remember
+        # Settings marked on the page while playing (Enigmo's shutter row) reach a detector that
+        # has `use_settings(settings)`: the settings file is looked at (one stat) every frame.
+        self._data_dir = data_dir
+        self._settings_seen: int | None = None
+        self._detector = None
         self.name = f"tablecam.vision.{game}"
         try:
             module: ModuleType = importlib.import_module(self.name)
@@ -59,14 +69,37 @@ class DetectorReader:
         settings_cls = getattr(module, f"{title}Settings", None)
         if detector_cls is not None and settings_cls is not None:
             detector = detector_cls(settings_cls(geometry=geometry, profile=profile, colours=colours))
+            self._detector = detector
             self._detect = lambda image, frame_id: detector.detect(image, frame_id=frame_id, state=self._last)
         elif hasattr(module, "detect"):
             self._detect = lambda image, frame_id: module.detect(image, geometry=geometry, profile=profile)
         else:
             raise NoRecogniser(f"{self.name} has no detector.")
 
+    def _follow_settings(self) -> None:
+        if self._data_dir is None or not hasattr(self._detector, "use_settings"):
+            return
+        from tablecam.calibration.settings import load_settings, settings_path
+
+        try:
+            stamp = settings_path(self._data_dir).stat().st_mtime_ns
+        except OSError:
+            stamp = 0  # no file: the defaults
+        if stamp == self._settings_seen:
+            return
+        self._settings_seen = stamp
+        try:
+            self._detector.use_settings(load_settings(self._data_dir))
+        except UserError:
+            pass  # a file broken by hand: keep what the detector had; `serve` said so at start
+
+    def forget(self) -> None:
+        """A new game: the last game's pieces must not settle anything on the new table."""
+        self._last = None
+
     def read(self, frame: Frame) -> dict | None:
         started = time.perf_counter()
+        self._follow_settings()
         try:
             obs = self._detect(frame.image, frame.number)
         except UserError:
@@ -74,7 +107,7 @@ class DetectorReader:
         obs = dict(obs)
         obs["frame_id"] = frame.number
         obs.setdefault("ms", round((time.perf_counter() - started) * 1000, 1))
-        self._last = obs
+        self._last = self._remember(self._last, obs) if self._remember is not None else obs
         return obs
 
 
@@ -91,8 +124,20 @@ class ReaderOfTheGame:
         self.on_missing = on_missing  # (game, NoRecogniser) -> None
         self._readers: dict[str, object] = {}
         self.name = "recogniser"
+        self._forget = threading.Event()  # set by the page's thread, acted on by the frame loop's
+
+    def forget(self, game: str | None = None) -> None:
+        """The players started a new game: at the next frame the recognisers start afresh, with
+        neither the last game's pieces nor its table lock (the demo's next game is a new scene)."""
+        self._forget.set()
 
     def read(self, frame: Frame) -> dict | None:
+        if self._forget.is_set():
+            self._forget.clear()
+            for reader in self._readers.values():
+                if reader is not None and hasattr(reader, "forget"):
+                    reader.forget()
+            self._readers = {game: None for game, reader in self._readers.items() if reader is None}
         game = self.current_game()
         if game not in self._readers:
             try:

@@ -27,6 +27,7 @@ from tablecam.errors import UserError
 log = logging.getLogger("tablecam.serve")
 READERS = ("detector", "truth")
 LOOP_STALL_S = 10.0  # a frame loop whose heartbeat is older than this is stuck: stop pinging the watchdog
+PAGE_THREADS = 8  # waitress threads never given to streaming clients: the page's own requests use them
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class ServeConfig:
     demo_frames_per_state: int = 4
     demo_resolution: tuple[int, int] = DEMO_RESOLUTION
     seed: int = 0
-    threads: int = 64  # waitress worker threads: each SSE or MJPEG client holds one
+    threads: int = 64  # waitress worker threads: each SSE or MJPEG client holds one (PAGE_THREADS are kept free)
+    fps: float | None = 5.0  # a live camera's frames taken per second (the demo and recordings pace themselves)
     calibrate: bool = True  # find the table in each frame (for the overlay on the live picture)
     ranking_pause_s: float = 10.0  # the demo shows each final ranking this long before its next game
 
@@ -54,10 +56,12 @@ class Server:
         self.config = config
         if config.reader not in READERS:
             raise UserError(f"unknown reader {config.reader!r}: choose detector or truth.")
+        if config.threads < 2:
+            raise UserError("the page needs at least 2 server threads.")
         if not 1 <= config.hold <= 100:
             raise UserError("--hold must be 1 to 100 frames.")
         game_module(config.game)  # an unknown game is a mistake before anything starts
-        data_dir = Path(config.data_dir).expanduser()
+        data_dir = self.data_dir = Path(config.data_dir).expanduser()
         try:
             settings = load_settings(data_dir)
         except (ValueError, UserError) as exc:
@@ -76,16 +80,19 @@ class Server:
         self.camera = Camera(source, on_status=self._camera_status)
         self.hub.new_game_listeners.append(self.camera.restart_game)
         self.reader = self._reader(settings)
+        if hasattr(self.reader, "forget"):
+            self.hub.new_game_listeners.append(self.reader.forget)
         table = None
         if config.calibrate:
             from tablecam.calibration.tracker import TableTracker
 
             table = TableTracker(settings.geometry, settings.camera)
         self.loop = FrameLoop(self.camera, self.reader, self.hub, self.pictures, table,
-                              ranking_pause_s=config.ranking_pause_s)
+                              ranking_pause_s=config.ranking_pause_s, max_fps=config.fps if source.live else None)
         from tablecam.companion.app import create_app
 
-        self.app = create_app(self.hub, self.pictures, self.guard, self.health)
+        self.app = create_app(self.hub, self.pictures, self.guard, self.health, settings_dir=data_dir,
+                              max_streams=config.threads - min(PAGE_THREADS, config.threads // 2))
         self._wsgi = None
         self._wsgi_thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -96,7 +103,12 @@ class Server:
             return SimulatorTruthReader()
 
         def make(game: str) -> DetectorReader:
-            return DetectorReader(game, settings.geometry, settings.camera, settings.colour_profile(game))
+            from tablecam.calibration.colours import DEFAULT_COLOURS
+
+            # Enigmo has no colours to teach: asking for its profile is an error, not a default
+            colours = settings.colour_profile(game) if game in DEFAULT_COLOURS else None
+            return DetectorReader(game, settings.geometry, settings.camera, colours, data_dir=self.data_dir,
+                                  remember=getattr(game_module(game), "recogniser_state", None))
 
         def missing(game: str, exc: NoRecogniser) -> None:
             # The page still shows the picture and keeps the game log; it says why nothing is read.
@@ -120,6 +132,7 @@ class Server:
         ok = self.camera.alive and self.loop.alive and beat_age < LOOP_STALL_S
         return {"ok": ok, "camera": self.camera.status, "loop_alive": self.loop.alive,
                 "loop_beat_s": round(beat_age, 2), "fps": round(self.loop.rate, 2), "frames": self.loop.frames,
+                "loop_cpu_ms": self.loop.cpu_ms,
                 "journal_mode": self.store.journal_mode()}
 
     # ---- running ---------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ def test_every_published_state_reaches_a_client_that_asks_from_where_it_was(tmp_
     hub.new_game("micropul", PLAYERS)
     hub.correct("counts", {"player": 0, "hand": 5})
     got = hub.states_after(start, timeout=0.1)
-    assert [v for v, _ in got] == list(range(start + 1, hub.version + 1))
+    assert [v for v, _, _ in got] == list(range(start + 1, hub.version + 1))
     assert hub.states_after(hub.version, timeout=0.05) == []
 
 

@@ -32,3 +32,25 @@ def test_the_truth_seam_returns_only_the_observation(demo_frame):
     assert "pixels" not in obs and "camera" not in obs
     with pytest.raises(UserError, match="needs the demo camera"):
         SimulatorTruthReader().read(Frame(demo_frame.image, 1))
+
+
+def test_a_new_game_makes_the_recogniser_forget_the_last_games_pieces(demo_frame):
+    from tablecam.companion.games.micropul import recogniser_state
+    from tablecam.companion.readers import ReaderOfTheGame
+
+    made = []
+
+    def make(game):
+        made.append(DetectorReader(game, remember=recogniser_state))
+        return made[-1]
+
+    reader = ReaderOfTheGame(lambda: "micropul", make)
+    reader.read(demo_frame)
+    reader.read(demo_frame)
+    assert len(made) == 1  # kept from frame to frame
+    remembered = made[0]._last
+    assert remembered is not None and remembered["tiles"]
+    reader.forget("micropul")  # from the page's thread: acted on at the next frame
+    assert reader.read(demo_frame) is not None
+    assert made[0]._last is None  # nothing of the old table is kept...
+    assert len(made) == 2 and made[1] is not made[0]  # ...not even its table lock: a fresh recogniser

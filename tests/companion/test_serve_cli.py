@@ -15,6 +15,7 @@ TABLECAM = str(Path(sys.executable).with_name("tablecam"))
     (["--game", "chess"], "unknown game 'chess'"),
     (["--camera", "demo", "--port", "70000"], "port must be 0 to 65535"),
     (["--camera", "demo", "--hold", "0"], "--hold must be 1 to 100"),
+    (["--camera", "demo", "--fps", "0"], "--fps must be 0.1 to 60"),
 ])
 def test_serve_mistakes_are_one_sentence(tmp_path, args, words):
     result = subprocess.run([TABLECAM, "serve", "--data-dir", str(tmp_path), *args],

@@ -21,6 +21,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 4
 CORRECTIONS = ("word", "finish")
 DIE_SLACK_MM = 8.0  # a die lying still reads within this of itself
 DIE_MM = 16.0
+ROW_NOT_MARKED = "the shutter row is not marked yet"  # how vision.enigmo.NOT_MARKED begins
 
 
 def disturbed(obs: dict) -> bool:
@@ -83,9 +84,14 @@ class Session(ReplaySession):
                     "to_move": (v["roller"] or v["next"]) == p["name"] and not self.over} for p in self.players]
         return {"game": NAME, "players": players, "over": self.over, "final": self.final, "banner": self.banner,
                 "todo": self.todo(v), "confirm": False,
-                "enigmo": {k: v[k] for k in ("shutters", "closed", "at_stake", "at_stake_red", "roll", "roller",
-                                             "options", "round")},
+                "enigmo": dict({k: v[k] for k in ("shutters", "closed", "at_stake", "at_stake_red", "roll", "roller",
+                                                  "options", "round")}, row_unmarked=self.row_unmarked()),
                 "board": self._board(project)}
+
+    def row_unmarked(self) -> bool:
+        """True when the last stable reading says the shutter row is not marked yet (the page then
+        asks for its four corners); False before any reading, so the page never asks needlessly."""
+        return any(str(w).startswith(ROW_NOT_MARKED) for w in (self.last_stable or {}).get("warnings", []))
 
     def _board(self, project: Project | None) -> dict:
         """The dice as read, circled on the picture (the shutters have no place in the reading)."""

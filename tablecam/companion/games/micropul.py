@@ -83,6 +83,81 @@ def same_state(a: dict, b: dict) -> bool:
                          lambda s: s.get("colour")))
 
 
+def _unmatched(a: list, b: list, slack_mm: float, key) -> int:
+    """How many items of `a` have no counterpart in `b` (same key, within the slack)."""
+    free = list(b)
+    missing = 0
+    for item in a:
+        ax, ay = item["center_mm"]
+        for j, other in enumerate(free):
+            bx, by = other["center_mm"]
+            if key(item) == key(other) and math.hypot(ax - bx, ay - by) <= slack_mm:
+                del free[j]
+                break
+        else:
+            missing += 1
+    return missing
+
+
+def plausible(last: dict, reading: dict) -> bool:
+    """One move's worth of change: at most one tile laid, or one tile taken back, not both.
+
+    Players lay one tile (or a stone) at a time and only take back a tile laid illegally, so
+    several tiles appearing or vanishing at once, or a tile changing its face where it lies, is
+    what a partial view (a hand hiding part of the board unnoticed, a misread) looks like. The
+    tracker does not refuse it: it waits longer before believing it, and the rules then report
+    it if it stays."""
+    tile_mm = float(last.get("tile_mm") or reading.get("tile_mm") or 30.0)
+    before, now = _board_tiles(last), _board_tiles(reading)
+    vanished = _unmatched(before, now, TILE_SLACK * tile_mm, _face_key)
+    appeared = _unmatched(now, before, TILE_SLACK * tile_mm, _face_key)
+    return vanished + appeared <= 1
+
+
+# ---- what the recogniser remembers between frames ---------------------------------------------
+
+FACE_KEYS = ("quadrants", "big", "catalyst", "rotation", "index")
+MEMORY_FRAMES = 12  # a tile not seen at all for longer than this (a hand passes in ~8 frames) is forgotten
+
+
+def _nearest(tile: dict, others: list[dict], slack_mm: float) -> int | None:
+    x, y = tile["center_mm"]
+    best, best_d = None, slack_mm
+    for j, other in enumerate(others):
+        d = math.hypot(other["center_mm"][0] - x, other["center_mm"][1] - y)
+        if d <= best_d:
+            best, best_d = j, d
+    return best
+
+
+def recogniser_state(previous: dict | None, reading: dict) -> dict:
+    """The `state` the recogniser gets with the next frame: this reading, plus the face last read at
+    each place where this frame could not read a tile (a stone or a hand over it) or saw none (a
+    hand hiding it, for up to MEMORY_FRAMES frames).
+
+    The recogniser settles a quadrant a stone hides from the last reading's face; given only the
+    last reading, one frame with a hand over the tile would make it forget that face for good, and
+    the tile would stay "unknown" (the game stalled) for as long as the stone lies on it. The
+    recogniser still checks a remembered face against what it sees: memory only settles what the
+    picture cannot tell."""
+    tile_mm = float(reading.get("tile_mm") or (previous or {}).get("tile_mm") or 30.0)
+    slack = TILE_SLACK * tile_mm
+    known = [t for t in (previous or {}).get("tiles", []) if not t.get("face_down") and not _unreadable(t)]
+    tiles, matched = [], set()
+    for tile in reading.get("tiles", []):
+        j = _nearest(tile, known, slack) if "center_mm" in tile else None
+        if j is not None:
+            matched.add(j)
+            if _unreadable(tile) and not tile.get("face_down"):
+                tile = dict(tile, **{k: known[j].get(k) for k in FACE_KEYS if k in known[j]})
+        tiles.append({k: v for k, v in tile.items() if k != "unseen"})
+    for j, old in enumerate(known):
+        unseen = int(old.get("unseen", 0)) + 1
+        if j not in matched and unseen <= MEMORY_FRAMES:
+            tiles.append(dict(old, unseen=unseen))
+    return dict(reading, tiles=tiles)
+
+
 # ---- players -----------------------------------------------------------------------------------
 
 def check_players(players: object) -> list[dict]:

@@ -193,21 +193,25 @@ $("btn-counts-save").addEventListener("click", async (e) => {
 $("btn-confirm").addEventListener("click", () => correction("accept"));
 
 // ---- drawing the state -------------------------------------------------------------------------
-function render(s, again) {
-  if (!again && s.version < TC.version) return;
-  TC.state = s;
-  TC.version = s.version;
-  const live = s.live || {};
+function renderLive(live) {
   const phase = $("phase");
+  phase.hidden = !(TC.state && TC.state.game);  // no game: nothing is being followed
   phase.dataset.phase = live.phase || "waiting";
   phase.textContent = t("phase_" + (live.phase || "waiting"));
   const cam = $("camera");
   cam.textContent = tx(live.reader_error) || tx((live.camera || {}).text);
   cam.classList.toggle("bad", !(live.camera || {}).ok || !!live.reader_error);
-  const firstRun = $("first-run");
-  if (firstRun && !s.first_run_pin) firstRun.hidden = true;
   $("table-warnings").textContent = (live.table_warnings || []).join(" · ");
   if (live.size) $("overlay").setAttribute("viewBox", `0 0 ${live.size[0]} ${live.size[1]}`);
+}
+
+function render(s, again) {
+  if (!again && s.version < TC.version) return;
+  TC.state = s;
+  TC.version = s.version;
+  renderLive(s.live || {});
+  const firstRun = $("first-run");
+  if (firstRun && !s.first_run_pin) firstRun.hidden = true;
 
   const game = s.game ? TC.games[s.game] : null;
   $("no-game").hidden = !!s.game;
@@ -250,15 +254,57 @@ function render(s, again) {
   const svg = $("overlay");
   svg.replaceChildren();
   if (game && s.board) game.overlay(svg, s);
+  applyZoom(game && game.focus && s.board ? game.focus(s) : null);
 }
+
+// ---- zoom onto the board -------------------------------------------------------------------------
+// The camera sees the whole table; the board may be a small part of it. A game that says where its
+// pieces are (focus: [x0, y0, x1, y1] in 0..1 of the picture) is shown zoomed onto them, with the
+// picture's own proportions; one tap shows the whole table again.
+let zoomWanted = localStorage.getItem("tablecam.zoom") !== "table";
+let zoomBox = null;
+function applyZoom(box) {
+  zoomBox = box;
+  const button = $("btn-zoom");
+  button.hidden = !box;
+  button.textContent = t(zoomWanted ? "zoom_table" : "zoom_board");
+  const zoom = $("zoom");
+  if (!box || !zoomWanted) { zoom.style.transform = ""; return; }
+  const [x0, y0, x1, y1] = box;
+  // One scale for both axes keeps the picture's shape, so the view shows the same share of its
+  // width and of its height: enough for the board both ways, never closer than a third.
+  const side = Math.min(1, Math.max(x1 - x0, y1 - y0, 1 / 3));
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const left = Math.min(Math.max(cx - side / 2, 0), 1 - side);
+  const top = Math.min(Math.max(cy - side / 2, 0), 1 - side);
+  zoom.style.transform = `scale(${(1 / side).toFixed(4)}) translate(${(-left * 100).toFixed(3)}%, ${(-top * 100).toFixed(3)}%)`;
+}
+$("btn-zoom").addEventListener("click", () => {
+  zoomWanted = !zoomWanted;
+  localStorage.setItem("tablecam.zoom", zoomWanted ? "board" : "table");
+  applyZoom(zoomBox);
+});
 TC.render = render;
 
 // ---- live updates --------------------------------------------------------------------------------
 function connect() {
   const source = new EventSource("/api/events");
   source.addEventListener("state", (e) => { $("offline").hidden = true; render(JSON.parse(e.data)); });
+  // Only the live figures changed (phase, camera, frame rate): the rest of the page stays as it is.
+  source.addEventListener("live", (e) => {
+    const u = JSON.parse(e.data);
+    if (!TC.state || u.version < TC.version) return;
+    TC.version = u.version;
+    TC.state.live = u.live;
+    renderLive(u.live);
+  });
   source.addEventListener("open", () => { $("offline").hidden = true; });
-  source.addEventListener("error", () => { $("offline").hidden = false; });
+  source.addEventListener("error", () => {
+    $("offline").hidden = false;
+    // The browser retries a dropped connection itself, but gives up on an answer such as 503
+    // (too many viewers): try again a little later rather than stay offline for good.
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  });
 }
 
 applyTheme();
@@ -267,3 +313,5 @@ fetch("/api/state").then((r) => r.json()).then((s) => render(s)).catch(() => { $
 connect();
 // The MJPEG stream never ends loading: start it after the page's load so "load" still fires.
 window.addEventListener("load", () => { $("live").src = "/stream.mjpg"; });
+// Until the first picture arrives the frame says so (a black box looks broken).
+$("live").addEventListener("load", () => { $("picture-wait").hidden = true; }, { once: true });

@@ -32,6 +32,20 @@
       ];
     },
 
+    // Where the board is in the picture (0..1), with a tile and a half around it for the next tile.
+    focus(s) {
+      const tiles = (s.board && s.board.tiles) || [];
+      const xs = [], ys = [];
+      for (const tile of tiles) for (const [x, y] of tile.poly) { xs.push(x); ys.push(y); }
+      if (!xs.length) return null;
+      const [w, h] = (s.live && s.live.size) || [1014, 760];
+      const tilePx = Math.max(...tiles.map((tile) => Math.hypot((tile.poly[1][0] - tile.poly[0][0]) * w,
+                                                               (tile.poly[1][1] - tile.poly[0][1]) * h)));
+      const mx = (1.5 * tilePx) / w, my = (1.5 * tilePx) / h;
+      return [Math.max(0, Math.min(...xs) - mx), Math.max(0, Math.min(...ys) - my),
+              Math.min(1, Math.max(...xs) + mx), Math.min(1, Math.max(...ys) + my)];
+    },
+
     overlay(root, s) {
       const size = (s.live && s.live.size) || [1014, 760];
       const [w, h] = size;

@@ -15,9 +15,9 @@ can) in process CPU time and wall clock, the load average while it ran, and the 
 - boards exactly right: every tile read right (a tile under a hand or left open by a stone may be
   unknown or missing), no tile invented;
 - stones right: found within 6 mm with the right colour, over the stones no hand covers.
-The detector was tuned on seeds below 100000 (0-999, 1000-1099); the tests use seeds from 100000;
-seeds 100000-100199 were also looked at (crops of misses) in session 2, so 200000-200199 is the
-range nothing was ever tuned on.
+The detector was tuned on seeds below 100000 (0-999, 1000-1199); the tests use seeds from 100000;
+seeds 100000-100199 were also looked at (crops of misses) in session 2, so 200000-200199 and
+300000-300199 are the ranges nothing was ever tuned on (only their totals were read).
 """
 
 from __future__ import annotations

@@ -43,11 +43,14 @@ def round_colour_blobs(bgr: np.ndarray, white: np.ndarray, where: np.ndarray, di
 
 
 def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarray], diameter_px: float,
-                     size_tolerance: float = 0.45, max_coloured: float = 0.5, balance=None) -> list[Blob]:
+                     size_tolerance: float = 0.45, max_coloured: float = 0.5, balance=None,
+                     max_growth: float | None = None) -> list[Blob]:
     """`round_colour_blobs` inside each polygon of `regions` (pixel corners) on its own, so that a
     piece near a region's edge is not joined to coloured things beyond it (a cloth table next to a
     tile). A region mostly coloured (bare table, a hand) is skipped. `balance`: a function that
-    white-balances a BGR image, applied to the regions only."""
+    white-balances a BGR image, applied to the regions only. `max_growth`: how much larger than the
+    disc (relative) a blob may be, when not `size_tolerance` (blur and a slanted view spread a
+    piece's colour outwards more than they shrink it)."""
     h, w = white.shape
     if not regions:
         return []
@@ -81,12 +84,13 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         sel = colourful[y0:y1, x0:x1] & inside.astype(bool)
         if sel.sum() > max_coloured * inside.sum():
             continue
-        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance):
+        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance, max_growth):
             out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr))
     return out
 
 
-def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tolerance: float) -> list[Blob]:
+def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tolerance: float,
+           max_growth: float | None = None) -> list[Blob]:
     mask = colourful.astype(np.uint8)
     k = max(3, int(round(diameter_px / 5)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -95,7 +99,8 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
     out = []
     for i in range(1, count):
         x, y, w, h, area = stats[i]
-        if not (1 - size_tolerance) * area_disc <= area <= (1 + size_tolerance) * area_disc:
+        grow = size_tolerance if max_growth is None else max_growth
+        if not (1 - size_tolerance) * area_disc <= area <= (1 + grow) * area_disc:
             continue
         if max(w, h) > 1.5 * min(w, h) or area < 0.6 * w * h:
             continue

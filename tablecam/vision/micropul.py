@@ -195,7 +195,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                     readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
             parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
             verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
-                              support, side_px)
+                              support, side_px, _stone_bearing(stone_cells))
     everything = _Cells.join(parts) if parts else None
 
     for _, _, colour, centre in stone_cells:
@@ -308,18 +308,24 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
     table: set = set()  # cells whose colour is the table's, not paper: not cut out and read
     for _ in range(MAX_GROWTH_ROUNDS):
         new = sorted(frontier - set(cells) - table, key=lambda c: (c[1], c[0]))
-        looks_table = _coloured_ground(search, lattice, new)
-        table |= {c for c, t in zip(new, looks_table) if t and c not in support and c not in remembered}
+        looks_table, some_paper = _coloured_ground(search, lattice, new)
+        maybe_table = {c for c, t in zip(new, looks_table) if t and c not in support and c not in remembered}
+        # A hand over most of a tile makes its cell look like the table, yet the stone it carries
+        # shows, with the tile's paper beside it (a stone in a supply on the table has none).
+        found_stones = _find_stones(search, lattice, [c for c, p in zip(new, some_paper)
+                                                      if c not in maybe_table or p], settings, frame)
+        on_paper = {s[0] for s in found_stones
+                    if s[0] in maybe_table and s[2] is not None and _paper_beside(search, s[3])}
+        table |= maybe_table - on_paper
         new = [c for c in new if c not in table]
         if not new:
             break
-        found_stones = _find_stones(search, lattice, new, settings, frame)
-        stone_cells += found_stones
+        stone_cells += [s for s in found_stones if s[0] not in table]
         parts.append(_read_new_cells(frame, fix, lattice, fit.bend, new, stone_cells, model, light))
         cells += new
         everything = _Cells.join(parts)
         verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
-                          everything.fits, cells, support, side_px)
+                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells))
         frontier = set()
         for cell, v in verdicts.items():
             if v.kind != "none":
@@ -411,13 +417,14 @@ def _read_shaded(model: FaceModel, dark: np.ndarray, under_stones: np.ndarray, l
 GROUND_TINT = 0.3  # twice what paper may show: the brightest half of a cell this coloured is no tile
 
 
-def _coloured_ground(search: _Search, lattice: Lattice, cells: list) -> np.ndarray:
+def _coloured_ground(search: _Search, lattice: Lattice, cells: list) -> tuple[np.ndarray, np.ndarray]:
     """(N,) bool: cells whose brightest half is clearly coloured once white balanced (wood, cloth):
     the table around the board, which need not be cut out and read. A tile's paper is grey there
-    whatever lies on part of it (a stone, a finger)."""
+    whatever lies on part of it (a stone, a finger). And (N,) bool: cells where some points are
+    paper all the same (a hand over most of a tile)."""
     n = len(cells)
     if n == 0 or search.light is None:
-        return np.zeros(n, bool)
+        return np.zeros(n, bool), np.ones(n, bool)
     steps = (np.arange(7) - 3) / 3 * 0.35  # 7 x 7 points over the inner 70 % of a cell
     gu, gv = np.meshgrid(steps, steps)
     units = np.array(cells, dtype=np.float64)[:, None, :] + np.stack([gu.ravel(), gv.ravel()], axis=1)[None]
@@ -431,7 +438,10 @@ def _coloured_ground(search: _Search, lattice: Lattice, cells: list) -> np.ndarr
     bright = np.take_along_axis(colours, order[..., None], axis=1).mean(axis=1)
     balanced = search.light.correct_colours(bright)
     tint = (balanced.max(axis=1) - balanced.min(axis=1)) / np.maximum(balanced.mean(axis=1), 1.0)
-    return tint > GROUND_TINT
+    every = search.light.correct_colours(colours.reshape(-1, 3)).reshape(colours.shape)
+    point_tint = (every.max(axis=2) - every.min(axis=2)) / np.maximum(every.mean(axis=2), 1.0)
+    paper = (point_tint <= MAX_PAPER_TINT) & (every.mean(axis=2) / 243.0 >= PAPER_VS_MARKERS)
+    return tint > GROUND_TINT, paper.sum(axis=1) >= PAPER_BESIDE_MIN_POINTS
 
 
 def _near_stones(centres: np.ndarray, stones: list, reach_mm: float) -> np.ndarray:
@@ -550,6 +560,28 @@ def _on_paper(search: _Search, centres_px: np.ndarray, diameter_mm: float) -> np
     return np.where(paper, 1.0, ON_OTHER_GROUND)
 
 
+PAPER_BESIDE_MIN_POINTS = 2  # of 12 points around a stone: a tile's paper, not the table
+
+
+def _paper_beside(search: _Search, centre_mm) -> bool:
+    """Some of the ground just around a stone is paper (neutral once white balanced, and not dark
+    against the markers' paper): the stone lies on a tile, though a hand may hide the rest of it."""
+    if search.light is None:
+        return False
+    c = search.mm_to_px(np.array([centre_mm], dtype=np.float64))[0]
+    r = 0.8 * STONE_MM * search.ppm
+    angles = np.arange(12) * np.pi / 6
+    xy = np.round(c + r * np.stack([np.cos(angles), np.sin(angles)], axis=1)).astype(int)
+    h, w = search.grey.shape
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if not ok.any():
+        return False
+    colours = search.light.correct_colours(search.bgr[xy[ok, 1], xy[ok, 0]].astype(np.float64))
+    tint = (colours.max(axis=1) - colours.min(axis=1)) / np.maximum(colours.mean(axis=1), 1.0)
+    level = colours.mean(axis=1) / 243.0  # light.PAPER_SRGB
+    return int(((tint <= MAX_PAPER_TINT) & (level >= PAPER_VS_MARKERS)).sum()) >= PAPER_BESIDE_MIN_POINTS
+
+
 def _inside(search: _Search, px: np.ndarray) -> np.ndarray:
     if len(px) == 0:
         return np.zeros(0, bool)
@@ -599,7 +631,7 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     regions = [search.mm_to_px(lattice.to_mm(np.array([cell], dtype=np.float64))[0] + square) for cell in cells]
     balance = search.light.correct if search.light is not None else None
     blobs = blobs_in_regions(search.bgr, search.white, regions, STONE_MM * search.ppm, balance=balance,
-                             max_coloured=MAX_COLOURED_CELL)
+                             max_coloured=MAX_COLOURED_CELL, max_growth=STONE_MAX_GROWTH)
     profile = settings.colours or default_profile(GAME)
     stones = []
     for b in blobs:
@@ -618,6 +650,9 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
 # A cell's region is looked at for stones unless this much of it is coloured: a hand over most of
 # a tile may leave its stone in view (a coloured table is one big blob, never a stone's size).
 MAX_COLOURED_CELL = 0.9
+# A stone's colour blob may be this much larger than its disc (relative): under blur and seen at a
+# slant (its side shows) it spreads; 0.45 missed stones on seeds 1000-1099.
+STONE_MAX_GROWTH = 0.7
 STONE_COLOUR_DELTA_E = 40.0  # further than this from every taught colour: not one of the stones
 MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out shadows are not
 
@@ -710,8 +745,9 @@ class _Verdict:
 
 
 def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, whites: np.ndarray,
-           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int) -> dict:
-    """Is each cell a tile, a partly hidden tile, or table?"""
+           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int, stone_bearing=frozenset()) -> dict:
+    """Is each cell a tile, a partly hidden tile, or table? `stone_bearing`: cells a stone of a
+    known colour lies on (stones lie on tiles: with ink or paper beside them that is evidence too)."""
     scale = (side_px / 60.0) ** 2
     paper_ok = np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT  # a stone is coloured: its quadrant aside
     fitting = [k for k in range(len(cells)) if fits[k] and paper_ok[k]]
@@ -726,16 +762,31 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                                                   or _next_to_a_tile(cell, cells, fits, paper_ok, visible)):
             face = r.face if r.margin >= MIN_MARGIN * scale else None
             worst = float(np.array(r.quadrant_error)[visible[k]].max())
-            if face is None and cell not in support and worst > MAX_UNSUPPORTED_ERROR:
+            # Two stones on a tile hide half of it (and their shade more): its discs may not show at
+            # search resolution, but the ink left in view, under stones, is a tile's.
+            inked_stone_cell = cell in stone_bearing and _visible_ink(model, r, visible[k]) > 1.0
+            if face is None and cell not in support and not inked_stone_cell and worst > MAX_UNSUPPORTED_ERROR:
                 # No disc found here, no clear face and a loose fit: more likely table than a tile.
                 out[cell] = _Verdict("none", r, None)
                 continue
             out[cell] = _Verdict("tile", r, face)
-        elif cell in support and board_white is not None and _partly_paper(k, whites, tint, board_white):
+        elif (cell in support or (cell in stone_bearing and _something_over(k, tint, visible))) \
+                and board_white is not None and _partly_paper(k, whites, tint, board_white):
             out[cell] = _Verdict("covered", r, None)
         else:
             out[cell] = _Verdict("none", r, None)
     return out
+
+
+def _stone_bearing(stone_cells: list) -> set:
+    """Cells a stone of a known colour lies on."""
+    return {s[0] for s in stone_cells if s[2] is not None}
+
+
+def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:
+    """A visible quadrant of the cell is coloured (a hand, a sleeve): bare table beside the board
+    with a stone from a supply on it shows none, a tile a hand reaches over does."""
+    return bool((tint[k] > MAX_PAPER_TINT)[visible[k]].any())
 
 
 def _next_to_a_tile(cell, cells, fits, paper_ok, visible) -> bool:
@@ -906,12 +957,39 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
         if len(ids) == 1:
             by_index.setdefault(next(iter(ids)), []).append(cell)
     twice = [cs for cs in by_index.values() if len(cs) > 1]
+    kept = 0
     for cs in twice:
+        keep = _clearly_better(cs, tiles, sure, cells, visible, scale)
+        kept += keep is not None
         for c in cs:
-            faces[c] = None
+            if c != keep:
+                faces[c] = None
     if twice:
-        warnings.append("two tiles read as the same tile: both shown as unknown")
+        warnings.append("two tiles read as the same tile: " + (
+            "both shown as unknown" if not kept else "the one that fits worse is shown as unknown"))
     return faces
+
+
+# Of two tiles read as the same tile, one is misread (a hand's edge or shadow over it, most often):
+# the one read in full view that fits this many times closer, in its worst quadrant, than every
+# other, and clearly (twice the margin a face needs), keeps its face. On seeds 1000-1199 the
+# misread one fitted 5 times worse in one scene, 2.96 times in another (left unknown).
+CLASH_FIT_RATIO = 3.0
+
+
+def _clearly_better(cs: list, tiles: dict, sure: dict, cells, visible, scale: float):
+    """The cell among `cs` (tiles read as the same tile) whose reading is clearly the right one, or
+    None."""
+    def worst(c):
+        r = tiles[c].reading
+        return float(np.array(r.quadrant_error)[visible[cells.index(c)]].max())
+
+    best = min(cs, key=worst)
+    if best not in sure or tiles[best].reading.margin < 2 * MIN_MARGIN * scale:
+        return None
+    if all(CLASH_FIT_RATIO * worst(best) <= worst(c) for c in cs if c != best):
+        return best
+    return None
 
 
 def _all_used(face: Face, used: dict[int, int]) -> bool:

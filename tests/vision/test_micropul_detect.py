@@ -246,3 +246,19 @@ def test_a_stone_over_a_quadrant_keeps_the_face_seen_before(random_scenes):
         centre = np.array(t["center_mm"])
         k = int(np.argmin([np.hypot(*(np.array(u["center_mm"]) - centre)) for u in sc.truth["tiles"]]))
         assert face == face_from_observation(sc.truth["tiles"][k])
+
+
+# Misses found while tuning (seeds below 100000, so these are tuning cases, not accuracy figures):
+# 1061 a tile carrying two stones, blurred (its discs do not show at search resolution);
+# 1041 a stone on a big black micropul under blur (its colour spreads wider than a stone);
+# 1081 a stone on a tile a hand covers half of; 1087 a tile read twice (a hand's edge misreads
+# another tile as it), the clear reading kept.
+@pytest.mark.parametrize("seed", [1061, 1041, 1081, 1087])
+def test_stones_on_crowded_or_covered_tiles_and_a_doubled_tile(seed, cache_dir):
+    from micropul_scenes import render_scene
+
+    sc = cached(cache_dir, f"scene_{seed}", lambda: render_scene(seed))
+    s = score(detect(sc.image, profile=sc.profile), sc)
+    assert s.stones_right == s.stones > 0, "every stone in view, with its colour"
+    assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0
+    assert s.tiles_unknown == 0

@@ -46,6 +46,20 @@ _POLARITIES = {"both": (True, False), "dark": (True,), "bright": (False,)}
 _LONE_STEPS = (1.6, 2.0, 2.5, 3.1, 3.9, 4.8)
 _LONE_MARGIN = 0.6  # every place of a lone pip's face within 20 % of the pip's contrast of the face
 _LONE_SHADE = 0.12  # a 1's face near its pip at most this share of the pip's contrast darker than at its rim
+# With a known die size: the margin over the centre and edge-middle places only (the corner
+# places are on the rounded rim of a small die), and the die must stand out all round (a 2
+# half under a hand shows one pip).
+_KNOWN_LONE_MARGIN = 0.5
+_KNOWN_LONE_RING = 0.9
+# Known scale: pips are read at this radius (px; smaller ones are enlarged to it), from this cut
+# of the local contrast; witnesses of stray pips are spots of this share of the least pip contrast,
+# from the shallowest cut.
+KNOWN_PIP_PX = 3.5
+KNOWN_FIRST_CUT = 20.0
+WITNESS_CONTRAST = 0.5
+WITNESS_FIRST_CUT = 10.0
+_LONE_EVEN = 0.2  # the face one step round a 1's pip: no point darker than this share of the pip's contrast
+_LONE_REACH = 3.2  # steps: a face's full diagonal (2.83) and some slant
 
 
 @dataclass(frozen=True)
@@ -185,8 +199,16 @@ def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -
 
 def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, ...],
                       min_contrast: float) -> list[Die]:
-    """Dice whose pips are about `radius` px: windows around candidate pips, read one by one."""
-    scale = 1.0 if 2.0 <= radius <= 5.5 else 3.5 / radius
+    """Dice whose pips are about `radius` px: windows around candidate pips, read one by one.
+
+    Each window is read enlarged so that a pip is about 3.5 px in radius: a blurred pip of 2 px
+    (a 16 mm die seen at 1.3 px/mm) is a blob of a few pixels, which the pip finder's round-spot
+    tests cannot judge, and only a shallow cut (`KNOWN_FIRST_CUT`) of the local contrast shows it
+    whole. Faint spots found at a still shallower cut are the witnesses of `_unless_stray_pips`:
+    a reading that leaves one on its face off its places (part of a bigger face whose other
+    pips are faint) is given no value, and a 1 is checked harder (`_lone_unless_neighbours`,
+    `_lone_on_even_face`). Readings closer than a die are one die (`_one_per_die`)."""
+    scale = 1.0 if KNOWN_PIP_PX <= radius <= 5.5 else KNOWN_PIP_PX / radius
     side = radius / 0.1  # a die's side is about ten pip radii
     dice: list[Die] = []
     for dark in polarities:
@@ -194,13 +216,73 @@ def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, .
             level = _resize(grey[y0:y1, x0:x1], scale)
             # with a known scale only readings of the right size count, so the pip finder may
             # let in pips that touch a die's shaded rim
-            found = find_pips(level, dark, min_contrast=min_contrast, ring_floor=0.15, ring_share=0.3)
-            for die in _read_level(level, found, rim=False, step=0.27 * side * scale):
+            found = find_pips(level, dark, min_contrast=min_contrast, ring_floor=0.15, ring_share=0.3,
+                              first_cut=KNOWN_FIRST_CUT)
+            read = _read_level(level, found, rim=False, step=0.27 * side * scale)
+            if read:
+                faint = find_pips(level, dark, min_contrast=min_contrast * WITNESS_CONTRAST, ring_floor=0.05,
+                                  ring_share=0.15, first_cut=WITNESS_FIRST_CUT)
+                witnesses = [(p.x, p.y, p.radius, p.dark) for p in faint]
+                read = [_unless_stray_pips(d, witnesses) for d in read]
+                read = [_lone_unless_neighbours(d, witnesses) for d in read]
+                read = [_lone_on_even_face(level, d) for d in read]
+            for die in read:
                 d = _to_full(die, scale, 1.0)
                 cx, cy = d.centre_px
                 b = d.box_px
                 dice.append(replace(d, centre_px=(cx + x0, cy + y0), box_px=(b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0)))
-    return _suppress(dice)
+    return _one_per_die(_suppress(dice), side)
+
+
+def _lone_unless_neighbours(die: Die, pips: list[tuple[float, float, float, bool]]) -> Die:
+    """A 1 of known size loses its value when a spot like a pip lies within reach of another pip
+    of the same die (up to the full diagonal of a face, 2.83 steps): a 2 or 3 whose other pips the
+    pip finder missed (at the die's shaded rim, half under a finger) shows one clear pip."""
+    if die.value != 1 or not pips:
+        return die
+    step = die.side_px / SIDE_PER_STEP
+    for x, y, r, dark in pips:
+        d = math.hypot(x - die.centre_px[0], y - die.centre_px[1])
+        if dark == die.dark_pips and 0.6 * step <= d <= _LONE_REACH * step and 0.15 * step <= r <= 0.7 * step:
+            return replace(die, value=None, confidence=0.0)
+    return die
+
+
+def _lone_on_even_face(level: np.ndarray, die: Die) -> Die:
+    """A 1 of known size keeps its value only when the face is even all round its pip, one step
+    out (inside the flat top of any die): the corner pip of a 2 or 3 whose other pips were not
+    found has the die's rim and the table that close on its outer side."""
+    if die.value != 1:
+        return die
+    step = die.side_px / SIDE_PER_STEP
+    smooth = cv2.blur(level, (3, 3)).astype(np.float64)
+    t = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    xs = np.clip(np.rint(die.centre_px[0] + step * np.cos(t)).astype(int), 0, level.shape[1] - 1)
+    ys = np.clip(np.rint(die.centre_px[1] + step * np.sin(t)).astype(int), 0, level.shape[0] - 1)
+    ring = smooth[ys, xs]
+    cx = int(np.clip(round(die.centre_px[0]), 0, level.shape[1] - 1))
+    cy = int(np.clip(round(die.centre_px[1]), 0, level.shape[0] - 1))
+    face = float(np.median(ring))
+    contrast = (face - smooth[cy, cx]) if die.dark_pips else (smooth[cy, cx] - face)
+    off = (face - ring) if die.dark_pips else (ring - face)
+    if contrast <= 0 or float(off.max()) > _LONE_EVEN * contrast:
+        return replace(die, value=None, confidence=0.0)
+    return die
+
+
+def _one_per_die(dice: list[Die], side: float) -> list[Die]:
+    """Readings closer than a die's side are parts of one die (two dice cannot overlap): a
+    blurred 5 whose pips run together reads as two 1s. The one with the most pips stays, with
+    no value: which reading is right cannot be told."""
+    order = sorted(dice, key=lambda d: (d.pips, d.confidence), reverse=True)
+    kept: list[Die] = []
+    for d in order:
+        near = [k for k, other in enumerate(kept) if math.dist(d.centre_px, other.centre_px) < 0.9 * side]
+        if near:
+            kept[near[0]] = replace(kept[near[0]], value=None, confidence=0.0)
+            continue
+        kept.append(d)
+    return sorted(kept, key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
 def _windows(grey: np.ndarray, radius: float, dark: bool, min_contrast: float,
@@ -317,8 +399,13 @@ def _read_level(grey: np.ndarray, pips: list[Pip], rim: bool = True, step: float
         # and the face of a 1 is no darker (for a dark pip) near the pip than at its rim: a small
         # dark die on light paper, taken for the pip of a big 1, has its own blurred edge as
         # "face" close to it and paper further out
-        chosen = choose(chosen + [r for r in extra if r.value in (1, None) and r.pips == 1 and r.ring >= 0.75
-                                  and r.margin >= _LONE_MARGIN and r.shade <= _LONE_SHADE])
+        # With a known size a small dark die cannot pass for a big 1's pip, and the places at a
+        # die's rounded rim are shaded: neither the shade test nor the full margin applies.
+        if step is None:
+            lone_ok = [r for r in extra if r.margin >= _LONE_MARGIN and r.shade <= _LONE_SHADE]
+        else:
+            lone_ok = [r for r in extra if r.inner_margin >= _KNOWN_LONE_MARGIN and r.ring >= _KNOWN_LONE_RING]
+        chosen = choose(chosen + [r for r in lone_ok if r.value in (1, None) and r.pips == 1 and r.ring >= 0.75])
     return [_die(r, dark) for r in chosen]
 
 

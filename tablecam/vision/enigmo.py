@@ -16,7 +16,10 @@ How a frame is read:
    judged card-white (open) or coloured plastic (closed) (enigmo_shutters.py);
 3. the dice: black pips on white dice, about `PIP_MM` in radius, found around dark spots of a
    half-size copy of the frame and read from their pip layout (dice.py); the shutter box and
-   the markers are blanked first, so letters and marker cells cannot pass for pips.
+   the markers are blanked first, so letters and marker cells cannot pass for pips. A reading
+   whose face is coloured (a hand) is dropped, a 2 or 3 too small for a die where it lies (a
+   6's row) loses its value, and each die is placed on its footprint, 16 mm below its top face
+   (enigmo_height.py).
 """
 
 from __future__ import annotations
@@ -31,13 +34,22 @@ from tablecam.calibration.geometry import MARKER_IDS, TableGeometry
 from tablecam.calibration.images import check_frame, to_grey
 from tablecam.errors import UserError
 from tablecam.vision.dice import Die, read_dice
+from tablecam.vision.enigmo_height import camera_position_mm, footprint_mm
 from tablecam.vision.enigmo_shutters import SHUTTERS, ShutterRow, judge
 
 GAME = "enigmo"
 DIE_MM = 16.0
 PIP_MM = 1.5  # radius of a pip of a 16 mm die
 MIN_PIP_CONTRAST = 50.0  # black pips on a white die stand out by far more than this (wood grain does not)
-MIN_PIP_PX = 1.2  # a pip narrower than this in the frame cannot be told from noise
+# Below this pip radius (px) in the frame a blurred 5 reads as a 4 (its centre pip fades into
+# the face, tuning seed 11 at 0.8 px/mm): the dice are then not read, with a warning.
+MIN_PIP_PX = 1.4
+# A die's face (white-balanced on the markers' paper) at most this coloured: white dice measured
+# up to 0.05 on the tuning renders, hands' knuckles taken for pips 0.12 and more.
+MAX_FACE_CHROMA = 0.1
+# A 2 or 3 whose face (from its pip spacing) is under this share of a die's where it lies is a
+# row of a bigger face (0.71); read 2s and 3s measured 0.89 to 1.13 on the tuning renders.
+MIN_ROW_SIZE = 0.85
 BOX_FRAME_MM = 14.0  # the box's frame around the shutter row (games/enigmo.md model: 12 mm)
 NOT_MARKED = ("the shutter row is not marked yet: mark its four corners once on the live picture "
               "(top-left, top-right, bottom-right, bottom-left)")
@@ -49,6 +61,9 @@ class EnigmoSettings:
     profile: object | None = None  # calibration.lens.CameraProfile
     shutter_row: ShutterRow | None = None
     pip_mm: float = PIP_MM
+    # how high the dice's top faces stand: where they are seen is moved down to their footprint
+    # (0: reported where the table homography sees them)
+    die_height_mm: float = DIE_MM
     colours: object | None = None  # the frame loop passes every game's colour profile; Enigmo needs none
 
 
@@ -97,7 +112,7 @@ class EnigmoDetector:
             if self._points is None or self._points[0] != fix.lock or self._points[1] != row:
                 self._points = (fix.lock, row, fix.table_to_image(row.points_mm().reshape(-1, 2)))
             points_px = self._points[2]
-        obs = read_frame(frame, fix, row, points_px, self.settings.pip_mm, frame_id)
+        obs = read_frame(frame, fix, row, points_px, self.settings.pip_mm, frame_id, self.settings.die_height_mm)
         obs["ms"] = round(1000.0 * (time.perf_counter() - start), 2)
         return obs
 
@@ -172,7 +187,7 @@ def picture_to_table(project, points, geometry: TableGeometry, patch_mm: float =
 
 
 def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.ndarray | None, pip_mm: float,
-               frame_id: int) -> dict:
+               frame_id: int, die_height_mm: float = DIE_MM) -> dict:
     """Shutters and dice of one frame whose table is known (`fix`)."""
     g = fix.geometry
     warnings = list(fix.warnings)
@@ -186,7 +201,7 @@ def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.nda
         if unclear:
             warnings.append(f"shutter{'s' if len(unclear) > 1 else ''} {', '.join(map(str, unclear))} "
                             "cannot be told open or closed (hidden, or half open)")
-    dice = _read_dice(frame, fix, row, pip_mm)
+    dice = _read_dice(frame, fix, row, pip_mm, die_height_mm)
     if pip_mm * _px_per_mm(fix) < MIN_PIP_PX:
         warnings.append(f"the dice are too small in the picture to read ({_px_per_mm(fix):.2f} px per mm): "
                         "bring the camera closer or raise its resolution")
@@ -220,7 +235,7 @@ def _read_shutters(frame: np.ndarray, fix, points_px: np.ndarray) -> list[bool |
     return [None if outside[k] else states[k] for k in range(SHUTTERS)]
 
 
-def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float) -> list[dict]:
+def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, die_height_mm: float) -> list[dict]:
     g = fix.geometry
     grey = to_grey(frame)
     if grey is frame:
@@ -238,15 +253,72 @@ def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float) ->
         return []  # read_frame warns: the camera is too far (or its resolution too low) for pips
     found: list[Die] = read_dice(grey, pip_radius_px=pip_mm * px_per_mm, pips="dark", min_contrast=MIN_PIP_CONTRAST,
                                  square_pixels=True)
+    if not found:
+        return []
+    # the homography sees the top face where its ray meets the table: move it down to the die's footprint
+    camera = camera_position_mm(fix.homography, fix.image_size, fix.profile.K if fix.profile is not None else None)
+    seen = footprint_mm(fix.image_to_table([d.centre_px for d in found]), camera, die_height_mm)
+    chroma = _face_chroma(frame, fix, found)
+    sizes = _size_ratios(fix, found, camera, die_height_mm)
     out = []
-    for d in found:
-        x, y = (float(v) for v in fix.image_to_table([d.centre_px])[0])
+    for d, (x, y), c, size in zip(found, seen, chroma, sizes):
+        x, y = float(x), float(y)
+        if d.value in (2, 3) and size < MIN_ROW_SIZE:
+            # pips in a row a step apart (a 6's row, a 4's or 5's side) read as the diagonal of a
+            # 2 or 3 make a face 0.71 times a die's: the die's own size tells them apart
+            d = replace(d, value=None, confidence=0.0)
+        if c > MAX_FACE_CHROMA:
+            continue  # not a white die: a hand's knuckles, a sleeve's pattern
         if not (0 <= x <= g.width_mm and 0 <= y <= g.height_mm):
             continue  # off the play area between the markers
         if row is not None and row.contains_mm((x, y), BOX_FRAME_MM):
             continue
         out.append({"value": d.value, "center_mm": [round(x, 1), round(y, 1)]})
     return sorted(out, key=lambda d: (d["center_mm"][0], d["center_mm"][1]))
+
+
+def _size_ratios(fix, dice: list[Die], camera: np.ndarray, die_height_mm: float) -> list[float]:
+    """Each reading's face side over the side a 16 mm die's top face has where it is seen (the
+    local scale of the table there, enlarged by the face's height over the table)."""
+    out = []
+    for d in dice:
+        cx, cy = d.centre_px
+        pts = fix.image_to_table([(cx - 5, cy), (cx + 5, cy), (cx, cy - 5), (cx, cy + 5)])
+        mm_per_px = (np.hypot(*(pts[1] - pts[0])) + np.hypot(*(pts[3] - pts[2]))) / 20
+        lift = camera[2] / max(camera[2] - die_height_mm, 1.0) if die_height_mm > 0 else 1.0
+        out.append(float(d.side_px * mm_per_px / (DIE_MM * lift)))
+    return out
+
+
+def _face_chroma(frame: np.ndarray, fix, dice: list[Die]) -> list[float]:
+    """How coloured each die's face is under the table's light (white-balanced on the markers'
+    paper): 0 for grey or white, towards 1 for a saturated colour. The lighter half of the pixels
+    around the face's centre is the face between the pips."""
+    from tablecam.calibration import white_reference
+
+    if frame.ndim == 2:
+        return [0.0] * len(dice)
+    try:
+        light = white_reference(frame, fix)
+    except UserError:
+        light = None  # every marker covered: judge the raw colours
+    h, w = frame.shape[:2]
+    out = []
+    for d in dice:
+        half = max(1, int(round(d.side_px * 0.3)))
+        cx, cy = int(round(d.centre_px[0])), int(round(d.centre_px[1]))
+        patch = frame[max(0, cy - half):min(h, cy + half + 1), max(0, cx - half):min(w, cx + half + 1)].reshape(-1, 3)
+        if len(patch) == 0:
+            out.append(0.0)
+            continue
+        grey = patch.astype(np.float64).sum(axis=1)
+        face = patch[grey >= np.median(grey)].astype(np.float64)
+        colour = np.median(face, axis=0)
+        if light is not None:
+            colour = light.correct_colours(colour[None])[0].astype(np.float64)
+        top = max(float(colour.max()), 1.0)
+        out.append(float((colour.max() - colour.min()) / top))
+    return out
 
 
 def _px_per_mm(fix) -> float:

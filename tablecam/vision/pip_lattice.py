@@ -78,6 +78,8 @@ _OUT = np.array([(s * 2.5, t) for s in (-1, 1) for t in (-1.2, 0.0, 1.2)]
                 + [(t, s * 2.5) for s in (-1, 1) for t in (-1.2, 0.0, 1.2)], dtype=np.float64)
 # Around a pip place, just outside the pip, in pip radii.
 _HALO = np.array([(1.9 * np.cos(t), 1.9 * np.sin(t)) for t in np.linspace(0, 2 * np.pi, 8, endpoint=False)])
+# The centre and the four edge middles (one step from the centre: on the flat top of any die).
+_INNER = [1, 3, 4, 5, 7]
 # Sub-samples of a pip place, in pip radii.
 _SUB = np.array([(0, 0), (0.45, 0), (-0.45, 0), (0, 0.45), (0, -0.45)], dtype=np.float64)
 
@@ -143,6 +145,7 @@ class Reading:
     ring: float  # share of the outside samples that differ from the face
     spread: float = 0.0  # spread of the face samples (20th to 80th percentile) over the pip contrast
     shade: float = 0.0  # how much more pip-like the face is near the places than at its rim (share of contrast)
+    inner_margin: float = 0.0  # the margin over the centre and the four edge-middle places only
 
     @property
     def step(self) -> float:
@@ -295,6 +298,7 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     turned = (value == 0) & (TURNED_VALUE[mask] > 0)
     value = np.where(turned, TURNED_VALUE[mask], value)
     margin = np.clip(np.min(np.abs(pipness - 0.5), axis=1) * 2, 0, 1)
+    inner_margin = np.clip(np.min(np.abs(pipness[:, _INNER] - 0.5), axis=1) * 2, 0, 1)
     level = np.median(face_vals[:, :4], axis=1)
     face_pip = sign * (level[:, None] - face_vals) / np.maximum(own, 1.0)[:, None]
     # no pip between the places: the middle must be clean; the rim may be shaded by the edge
@@ -326,7 +330,7 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
             continue  # read as its turned layout, the die would be too small for its pips
         out.append(Reading((float(centres[q, 0]), float(centres[q, 1])), (float(uq[0]), float(uq[1])),
                            (float(vq[0]), float(vq[1])), val, int(present[q].sum()), float(margin[q]),
-                           float(ring[q]), float(spread[q]), float(shade[q])))
+                           float(ring[q]), float(spread[q]), float(shade[q]), float(inner_margin[q])))
     return out
 
 

@@ -46,13 +46,16 @@ class Pip:
 
 def find_pips(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX,
               radius_min: float = RADIUS_MIN, min_contrast: float = MIN_CONTRAST,
-              ring_floor: float = RING_FLOOR, ring_share: float = RING_SHARE) -> list[Pip]:
+              ring_floor: float = RING_FLOOR, ring_share: float = RING_SHARE,
+              first_cut: float | None = None) -> list[Pip]:
     """Round blobs of one polarity whose radius lies in [radius_min, radius_max] px.
 
     `ring_floor`: how much lighter (for a dark pip) than the pip the darkest point just around
     it must be, as a share of the pip's contrast. Grain and strokes run on through a blob and
     fail it; a pip near a die's shaded rim passes a lower floor. `ring_share`: the share of the
-    ring at the face's level (the rest may be neighbouring pips or the die's rim)."""
+    ring at the face's level (the rest may be neighbouring pips or the die's rim). `first_cut`:
+    the shallowest cut of the local contrast (default: half `min_contrast`); a blurred pip a
+    few pixels wide stands out as a blob only at a shallow cut, though its core is dark."""
     k = int(round(radius_max * 5)) | 1
     mean = cv2.blur(grey, (k, k))
     diff = cv2.subtract(mean, grey) if dark else cv2.subtract(grey, mean)  # saturates at 0
@@ -63,7 +66,8 @@ def find_pips(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX,
     # shadow at a shallow cut stands alone at a deeper one. A deeper cut is only needed where
     # the shallower one left blobs too big to be one pip.
     regions = [(0, 0, W, H)]
-    for cut in (c for c in _CUTS if c >= min_contrast * 0.5):
+    start = min_contrast * 0.5 if first_cut is None else first_cut
+    for cut in (c for c in _CUTS if c >= start):
         deeper = []
         for x0, y0, x1, y1 in regions:
             pips, big = _blobs(g, diff[y0:y1, x0:x1], (x0, y0), cut, dark, radius_min, radius_max,

@@ -1,0 +1,84 @@
+"""Enigmo's dice at the camera's scale: small (20-28 px), blurred, read right or left unread."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecam.vision.dice import Die, _one_per_die, read_dice
+from dice_drawing import draw_die, ground
+
+WHITE, BLACK = (225, 225, 225), (30, 30, 30)
+
+
+def _row(side: float, angle: float, blur: float) -> list[tuple[int, int | None]]:
+    """Dice 1..6 left to right, blurred like a 2028x1520 frame of 16 mm dice; (true, read) pairs."""
+    img = ground((int(side * 3), int(side * 11)), (60, 50, 40), noise=3, seed=1)
+    for v in range(1, 7):
+        draw_die(img, v, (side * (1.5 + 1.6 * (v - 1)), side * 1.5), side, angle, WHITE, BLACK)
+    img = cv2.GaussianBlur(img, (0, 0), blur)
+    dice = read_dice(img, pip_radius_px=side * 0.09, pips="dark", min_contrast=50, square_pixels=True)
+    return [(round((d.centre_px[0] / side - 1.5) / 1.6) + 1, d.value) for d in dice]
+
+
+@pytest.mark.parametrize("side, angle", [(20, 0), (24, 20), (24, 45), (28, 20)])
+def test_small_sharp_dice_read_one_to_six(side, angle):
+    # 20-28 px: a 16 mm die at 1.25-1.75 px/mm, pips of 1.8-2.5 px radius
+    assert sorted(_row(side, angle, 0.8)) == [(v, v) for v in range(1, 7)]
+
+
+@pytest.mark.parametrize("side, angle", [(20, 0), (20, 20), (20, 45), (24, 0), (28, 45)])
+def test_blurred_small_dice_are_read_right_or_left_unread(side, angle):
+    read = _row(side, angle, 1.2)
+    assert all(value is None or value == true for true, value in read), read
+    assert sum(value == true for true, value in read) >= (2 if side == 20 else 6)
+
+
+def test_two_readings_closer_than_a_die_are_one_die_left_unread():
+    # a blurred 5 whose pips run together can read as two 1s side by side
+    ones = [Die(1, (0, 0, 20, 20), (10.0, 10.0), 0.8, 20.0, 0.0, 1), Die(1, (8, 0, 28, 20), (18.0, 10.0), 0.9, 20.0, 0.0, 1)]
+    apart = [Die(4, (0, 0, 20, 20), (10.0, 10.0), 0.8, 20.0, 0.0, 4), Die(2, (30, 0, 50, 20), (40.0, 10.0), 0.8, 20.0, 0.0, 2)]
+    assert [d.value for d in _one_per_die(ones, side=22.0)] == [None]
+    assert sorted(d.value for d in _one_per_die(apart, side=22.0)) == [2, 4]
+
+
+# Renders with random camera mounts, light, tables and hands (tuning seeds: the bench uses
+# seeds from 100000). 15, 78, 127 once read a 2 half under a hand as a 1, a 2 as a 1 and a 6 as
+# a 3; 0, 3 and 29 hold 1s, once all missed.
+SEEDS = (0, 3, 15, 29, 78, 127)
+
+
+@pytest.fixture(scope="module")
+def nuisance_readings():
+    from tablecam.calibration.lens import CameraProfile
+    from tablecam.simulator import render_random
+    from tablecam.vision.enigmo import EnigmoDetector, EnigmoSettings
+    from tablecam.vision.enigmo_shutters import ShutterRow
+
+    out = []
+    for seed in SEEDS:
+        truth = (shot := render_random("enigmo", seed)).truth
+        cam = truth["camera"]
+        profile = CameraProfile(tuple(tuple(float(v) for v in r) for r in cam["K"]), tuple(float(v) for v in cam["dist"]),
+                                tuple(int(v) for v in cam["resolution"]), 0.1)
+        # the simulator paints a die's top face flat on the table: no height to correct
+        detector = EnigmoDetector(EnigmoSettings(shutter_row=ShutterRow.from_list(truth["shutter_row_mm"]),
+                                                 profile=profile, die_height_mm=0.0))
+        out.append((truth["dice"], detector.detect(shot.image)["dice"]))
+    return out
+
+
+def test_dice_under_random_nuisances_are_never_read_wrong(nuisance_readings):
+    right = 0
+    for truth, read in nuisance_readings:
+        for t in truth:
+            near = [r for r in read if math.dist(r["center_mm"], t["center_mm"]) < 10]
+            assert all(r["value"] in (None, t["value"]) for r in near), (t, read)
+            right += any(r["value"] == t["value"] for r in near)
+        for r in read:  # nothing read where there is no die (a hand's knuckles)
+            if r["value"] is not None:
+                assert any(math.dist(r["center_mm"], t["center_mm"]) < 10 for t in truth), (r, truth)
+    assert right >= 6  # of 12 dice (7 on the last run); one half under a hand, one 1 and one 5 blurred

@@ -7,8 +7,6 @@ the demo's box is, gives the PIN, and the page then shows the shutters read from
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -16,13 +14,8 @@ from tablecam.calibration.settings import load_settings
 from tablecam.companion.serve import Server, ServeConfig
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
+from browser_helpers import ARGS, CHROMIUM, sync_api  # noqa: E402 (skips this module without chromium)
 
 PLAYERS = [{"name": "Ann", "stone_colour": "red"}, {"name": "Bob", "stone_colour": "blue"}]
 

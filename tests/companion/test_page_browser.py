@@ -9,7 +9,6 @@ can, and holds each state for 3 frames (the tracker needs 2 in a row).
 
 import os
 import tempfile
-import shutil
 import time
 from pathlib import Path
 
@@ -18,18 +17,13 @@ import pytest
 from tablecam.companion.serve import Server, ServeConfig
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Screenshots go to docs/ only when asked (TABLECAM_SHOTS=docs): a test run must not dirty the checkout.
 SHOTS = Path(os.environ.get("TABLECAM_SHOTS") or tempfile.gettempdir())
 
 RESOLUTION = (1640, 1232)
 HOLD, FRAMES_PER_STATE = 2, 3
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
+from browser_helpers import ARGS, CHROMIUM, sync_api  # noqa: E402 (skips this module without chromium)
 
 
 class Running:

@@ -2,7 +2,6 @@
 "I show my colour" tap with the PIN. The camera is stopped once it has located the table; the test
 then lays the readings itself (recorded Observations through the hub: the test seam)."""
 
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -13,13 +12,8 @@ from tablecam.companion.serve import Server, ServeConfig
 from games_helpers import recorded
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
+from browser_helpers import ARGS, CHROMIUM, sync_api  # noqa: E402 (skips this module without chromium)
 
 PLAYERS = [{"name": "Ann", "stone_colour": "black"}, {"name": "Bob", "stone_colour": "white"},
            {"name": "Cleo", "stone_colour": "pink"}]

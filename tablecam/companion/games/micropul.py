@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from tablecam.companion import narrate
+from tablecam.companion.games.replayed import matched, unmatched
 from tablecam.companion.i18n import both, both_of
 from tablecam.errors import UserError
 from tablecam.rules.micropul.board import QUAD_POS, stones_on
@@ -60,43 +61,11 @@ def disturbed(obs: dict) -> bool:
     return not tiles or any(_unreadable(t) for t in tiles)
 
 
-def _matched(a: list, b: list, slack_mm: float, key) -> bool:
-    if len(a) != len(b):
-        return False
-    free = list(b)
-    for item in a:
-        ax, ay = item["center_mm"]
-        for j, other in enumerate(free):
-            bx, by = other["center_mm"]
-            if key(item) == key(other) and math.hypot(ax - bx, ay - by) <= slack_mm:
-                del free[j]
-                break
-        else:
-            return False
-    return True
-
-
 def same_state(a: dict, b: dict) -> bool:
     tile_mm = float(a.get("tile_mm") or b.get("tile_mm") or 30.0)
-    return (_matched(_board_tiles(a), _board_tiles(b), TILE_SLACK * tile_mm, _face_key)
-            and _matched(list(a.get("stones", [])), list(b.get("stones", [])), STONE_SLACK * tile_mm,
-                         lambda s: s.get("colour")))
-
-
-def _unmatched(a: list, b: list, slack_mm: float, key) -> int:
-    """How many items of `a` have no counterpart in `b` (same key, within the slack)."""
-    free = list(b)
-    missing = 0
-    for item in a:
-        ax, ay = item["center_mm"]
-        for j, other in enumerate(free):
-            bx, by = other["center_mm"]
-            if key(item) == key(other) and math.hypot(ax - bx, ay - by) <= slack_mm:
-                del free[j]
-                break
-        else:
-            missing += 1
-    return missing
+    return (matched(_board_tiles(a), _board_tiles(b), TILE_SLACK * tile_mm, _face_key)
+            and matched(list(a.get("stones", [])), list(b.get("stones", [])), STONE_SLACK * tile_mm,
+                        lambda s: s.get("colour")))
 
 
 def plausible(last: dict, reading: dict) -> bool:
@@ -109,8 +78,8 @@ def plausible(last: dict, reading: dict) -> bool:
     it if it stays."""
     tile_mm = float(last.get("tile_mm") or reading.get("tile_mm") or 30.0)
     before, now = _board_tiles(last), _board_tiles(reading)
-    vanished = _unmatched(before, now, TILE_SLACK * tile_mm, _face_key)
-    appeared = _unmatched(now, before, TILE_SLACK * tile_mm, _face_key)
+    vanished = unmatched(before, now, TILE_SLACK * tile_mm, _face_key)
+    appeared = unmatched(now, before, TILE_SLACK * tile_mm, _face_key)
     return vanished + appeared <= 1
 
 

@@ -26,11 +26,10 @@ def hands_over(obs: dict) -> bool:
     return any("hand" in str(w).lower() for w in obs.get("warnings", []))
 
 
-def matched(a: list, b: list, slack_mm: float, key: Callable[[dict], object]) -> bool:
-    """Every item of `a` has its own counterpart in `b` with the same key within `slack_mm`."""
-    if len(a) != len(b):
-        return False
+def unmatched(a: list, b: list, slack_mm: float, key: Callable[[dict], object]) -> int:
+    """How many items of `a` have no counterpart of their own in `b` (same key, within `slack_mm`)."""
     free = list(b)
+    missing = 0
     for item in a:
         ax, ay = item["center_mm"]
         for j, other in enumerate(free):
@@ -39,8 +38,13 @@ def matched(a: list, b: list, slack_mm: float, key: Callable[[dict], object]) ->
                 del free[j]
                 break
         else:
-            return False
-    return True
+            missing += 1
+    return missing
+
+
+def matched(a: list, b: list, slack_mm: float, key: Callable[[dict], object]) -> bool:
+    """Every item of `a` has its own counterpart in `b` with the same key within `slack_mm`."""
+    return len(a) == len(b) and unmatched(a, b, slack_mm, key) == 0
 
 
 def check_players(players: object, game: str, colours: tuple[str, ...], low: int, high: int) -> list[dict]:

@@ -169,8 +169,10 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
 def _read_hex(view: TableView, h: HexFit, row: tuple[int | None, ...], before: float | None,
               covers: list[tuple[tuple[float, float], float]]) -> tuple[dict, str | None]:
     along, beside = sample_points(h.centre, h.side_angle)
-    a_bgr, a_in, _ = view.sample(along.reshape(-1, 2))
-    b_bgr, _, _ = view.sample(beside.reshape(-1, 2))
+    # One sampling for both sets of points (each projection through the lens costs a call).
+    n_along = along.reshape(-1, 2).shape[0]
+    bgr, inside, _ = view.sample(np.concatenate([along.reshape(-1, 2), beside.reshape(-1, 2)]))
+    a_bgr, a_in, b_bgr = bgr[:n_along], inside[:n_along], bgr[n_along:]
     a_lum = _whiteness(a_bgr).reshape(along.shape[:3]).mean(axis=2)  # (6, A)
     b_lum = _whiteness(b_bgr).reshape(beside.shape[:3])  # (6, A, 2)
     pts = along[:, :, 1, :]  # the axis

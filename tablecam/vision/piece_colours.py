@@ -42,6 +42,8 @@ def linear_to_srgb(v) -> np.ndarray:
 
 def srgb_to_linear(v) -> np.ndarray:
     """Linear light (float32) of sRGB values 0..255 (rounded to whole levels: a lookup, not a power)."""
+    if isinstance(v, np.ndarray) and v.dtype == np.uint8:
+        return _LINEAR[v]  # whole levels already: no rounding or clipping to do (most calls, on pixels)
     return _LINEAR[np.clip(np.rint(np.asarray(v, dtype=np.float32)), 0, 255).astype(np.intp)]
 
 

@@ -134,6 +134,101 @@ def test_auto_falls_back_to_the_demo_without_a_camera(monkeypatch):
     assert isinstance(open_source("auto"), DemoSource)
 
 
+class _FakeRequest:
+    """A completed request as picamera2 hands it over: make_array gives main as (h, w, 3) and the
+    YUV420 lores as (h * 3 / 2, stride), its rows padded to the stride (picamera2/helpers.py)."""
+
+    def __init__(self, main: np.ndarray, lores_bgr: np.ndarray, stride: int) -> None:
+        import cv2
+
+        h, w = lores_bgr.shape[:2]
+        i420 = cv2.cvtColor(lores_bgr, cv2.COLOR_BGR2YUV_I420)  # (h * 3 / 2, w): Y, then U and V planes
+        y, u, v = i420[:h], i420[h:h + h // 4].reshape(h // 2, w // 2), i420[h + h // 4:].reshape(h // 2, w // 2)
+        padded = np.zeros(h * 3 // 2 * stride, np.uint8)
+        # Each plane's rows padded to its stride (the chroma planes' stride is half the luma's).
+        ys = np.zeros((h, stride), np.uint8)
+        ys[:, :w] = y
+        us, vs = (np.zeros((h // 2, stride // 2), np.uint8) for _ in range(2))
+        us[:, :w // 2], vs[:, :w // 2] = u, v
+        padded[:] = np.concatenate([ys.ravel(), us.ravel(), vs.ravel()])
+        self.arrays = {"main": main, "lores": padded.reshape(h * 3 // 2, stride)}
+        self.released = False
+
+    def make_array(self, name: str) -> np.ndarray:
+        return self.arrays[name]
+
+    def release(self) -> None:
+        self.released = True
+
+
+def _fake_picamera2(lores_bgr: np.ndarray, stride: int, fail_after: int | None = None):
+    main = np.full((1520, 2028, 3), 90, np.uint8)
+
+    class FakePicamera2:
+        requests: list = []
+
+        def __init__(self) -> None:
+            self.config = None
+            self.captured = 0
+
+        def create_video_configuration(self, main, lores, buffer_count):
+            return {"main": dict(main), "lores": dict(lores), "buffer_count": buffer_count}
+
+        def configure(self, config) -> None:
+            self.config = config
+
+        def camera_configuration(self):
+            # libcamera's answer: the lores size as asked (1014 x 760 lies in a 1024-byte stride).
+            return {**self.config, "lores": {**self.config["lores"], "size": lores_bgr.shape[1::-1]}}
+
+        def start(self) -> None:
+            pass
+
+        def capture_request(self):
+            self.captured += 1
+            if fail_after is not None and self.captured > fail_after:
+                raise RuntimeError("Camera frontend has timed out!")
+            request = _FakeRequest(main, lores_bgr, stride)
+            FakePicamera2.requests.append(request)
+            return request
+
+        def stop(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    return FakePicamera2
+
+
+def test_the_pi_camera_source_reads_main_and_a_padded_lores(monkeypatch):
+    # A picture of 1014 px lies in rows of 1024 bytes: the page must get the picture, not the padding.
+    rng = np.random.default_rng(3)
+    lores = np.repeat(np.repeat(rng.integers(0, 255, (76, 102, 3), dtype=np.uint8), 10, 0), 10, 1)[:, :1014]
+    fake = _fake_picamera2(lores, stride=1024)
+    monkeypatch.setattr(sources, "Picamera2", fake)
+    source = open_source("picamera")
+    source.open()
+    frame = source.read()
+    assert frame.image.shape == (1520, 2028, 3)
+    assert frame.preview.shape == (760, 1014, 3)
+    # Colours survive the YUV round trip (chroma is halved: compare away from the blocks' edges).
+    inner = np.s_[3:-3:10, 3:-3:10]
+    assert np.abs(frame.preview[2:-2, 2:-2].astype(int) - lores[2:-2, 2:-2].astype(int))[inner].mean() < 6
+    assert all(r.released for r in fake.requests)  # every buffer goes back to the camera
+    source.close()
+
+
+def test_a_pi_camera_that_stops_is_reported_not_raised_through(monkeypatch):
+    fake = _fake_picamera2(np.zeros((760, 1014, 3), np.uint8), stride=1024, fail_after=1)
+    monkeypatch.setattr(sources, "Picamera2", fake)
+    source = open_source("picamera")
+    source.open()
+    source.read()
+    with pytest.raises(sources.CameraStopped, match="the Pi camera stopped"):
+        source.read()  # the camera thread closes and reopens it with back-off
+
+
 @pytest.mark.picamera
 @pytest.mark.skipif(sources.Picamera2 is None, reason="picamera2 is only on Raspberry Pi OS (apt python3-picamera2)")
 def test_the_pi_camera_gives_a_frame_and_a_preview():  # pragma: no cover - Raspberry Pi only

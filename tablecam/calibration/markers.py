@@ -19,6 +19,10 @@ from tablecam.calibration.geometry import ARUCO_DICTIONARY, MARKER_IDS
 FULL_SEARCH_LONG_SIDE = 1024
 # Marker side (px) at which detection is reliable; a search near known markers reduces to it.
 DETECTION_SIDE_PX = 48.0
+# A whole-frame search first looks for the markers roughly at half its resolution, then runs the
+# real detection only in windows around them (see MarkerFinder._detect_in_windows); below this
+# long side (px) the rough look costs about as much as it saves.
+STAGED_FROM_LONG_SIDE = 600
 
 
 @dataclass(frozen=True)
@@ -57,13 +61,28 @@ class MarkerFinder:
         # as one and may keep the quiet-zone outline, which then fails to decode and the marker is
         # lost (seen on tight search windows). 0.05 keeps them apart.
         params.minMarkerDistanceRate = 0.05
+        self._dictionary = aruco_dict
+        self._params = params
         self._detector = cv2.aruco.ArucoDetector(aruco_dict, params)
+        # The rough look only has to say where to search: it reads bits more leniently (a marker
+        # is 10-20 px wide there) and whatever it claims is checked by the real detector.
+        rough = cv2.aruco.DetectorParameters()
+        rough.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+        rough.minMarkerDistanceRate = 0.05
+        rough.minMarkerPerimeterRate = 0.02
+        rough.perspectiveRemovePixelPerCell = 8
+        rough.errorCorrectionRate = 1.0
+        rough.adaptiveThreshWinSizeMax = 13  # two threshold passes instead of three: as many found, 1/3 less work
+        self._rough = cv2.aruco.ArucoDetector(aruco_dict, rough)
         self._bits = {m: marker_bits(m, dictionary) for m in self.ids}
 
     def find_all(self, grey: np.ndarray, long_side: int = FULL_SEARCH_LONG_SIDE) -> Sightings:
         """Searches the whole frame, reduced so its long side is at most `long_side` px."""
         scale = min(1.0, long_side / max(grey.shape))
-        return self._keep([(mid, refine_corners(grey, c)) for mid, c in self._detect(grey, scale) if mid in self.ids])
+        # At full size (the second try, for markers too small at the reduced size) the rough look
+        # would be as large as the search it saves, and that try mostly comes after a covered marker.
+        found = self._detect(grey, scale, staged=scale < 1.0)
+        return self._keep([(mid, refine_corners(grey, c)) for mid, c in found if mid in self.ids])
 
     def find_near(self, image: np.ndarray, expected: Mapping[int, np.ndarray], pad_sides: float = 1.0) -> Sightings:
         """Searches only around the given corner positions (one window per marker, the marker's
@@ -116,26 +135,63 @@ class MarkerFinder:
             found += [(m, s.corners) for m, s in self.find_near(image, lost).markers.items()]
         return self._keep(found)
 
-    def _detect(self, grey: np.ndarray, scale: float) -> list[tuple[int, np.ndarray]]:
-        if scale < 1.0:
-            # INTER_AREA has a fast path for whole-number reductions and a slow general one (0.1 ms
-            # against 5-10 ms on a 2028x1520 frame): a scale within 10 % of 1/n is taken as 1/n.
-            n = round(1.0 / scale)
-            if n >= 2 and abs(1.0 / scale - n) <= 0.1 * n:
-                scale = 1.0 / n
-        small = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        corners, ids, _ = self._detector.detectMarkers(small)
-        if ids is None:
-            return []
+    def _detect(self, grey: np.ndarray, scale: float, staged: bool = False) -> list[tuple[int, np.ndarray]]:
+        small = _reduced(grey, scale)
+        found = self._detect_in_windows(small) if staged else None
+        if found is None:
+            found = _markers(self._detector, small)
         sx = grey.shape[1] / small.shape[1]
         sy = grey.shape[0] / small.shape[0]
+        # Pixel centres: x_full + 0.5 = (x_small + 0.5) * s.
+        return [(mid, (c.astype(np.float64) + 0.5) * (sx, sy) - 0.5) for mid, c in found]
+
+    def _detect_in_windows(self, small: np.ndarray) -> list[tuple[int, np.ndarray]] | None:
+        """What the detector finds in all of `small`, got by detecting only in a window around each
+        marker that a rough look at half the resolution saw; None (search everything) unless that
+        look saw each table marker once and the detector confirms every one in its window.
+
+        ArUco's work grows with the texture of the whole picture (every contour of the pieces and
+        the table top is a candidate); in a window it sees the same pixels around the marker,
+        thresholds them alike (the thresholds are local) and keeps the same outline, so the corners
+        are the very ones a search of the whole image gives. Only the size limits are relative to
+        the image, so each window's are rescaled to stay the same in pixels."""
+        h, w = small.shape[:2]
+        if max(h, w) < STAGED_FROM_LONG_SIDE:
+            return None
+        rough_image = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        rough = [(mid, c) for mid, c in _markers(self._rough, rough_image) if mid in self.ids]
+        if sorted(mid for mid, _ in rough) != sorted(self.ids):
+            return None  # a marker not seen (or seen twice) roughly: only the full search can tell
         out = []
-        for c, i in zip(corners, ids.ravel()):
-            c = c.reshape(4, 2).astype(np.float64)
-            # Pixel centres: x_full + 0.5 = (x_small + 0.5) * s.
-            c = (c + 0.5) * (sx, sy) - 0.5
-            out.append((int(i), c))
+        for mid, c in rough:
+            c = (c.astype(np.float64) + 0.5) * (w / rough_image.shape[1], h / rough_image.shape[0]) - 0.5
+            side = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+            # A whole side of margin: the quiet zone's own outline (a cell outside) must be seen
+            # as it is in the whole image, and the threshold windows (up to 23 px) stay clear of the edge.
+            pad = side + 12.0
+            x0, y0 = np.floor(c.min(axis=0) - pad).astype(int)
+            x1, y1 = np.ceil(c.max(axis=0) + pad).astype(int)
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            if x1 - x0 < 16 or y1 - y0 < 16:
+                return None
+            window = small[y0:y1, x0:x1]
+            mine = [(m, k + (x0, y0)) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
+                    if m == mid]
+            if not mine:
+                return None
+            out += mine
         return out
+
+    def _window_detector(self, image_long_side: int, window_long_side: int):
+        """The detector with its perimeter limits (fractions of the image's long side) rescaled
+        so that, in a window, they are the same number of pixels as in the whole image."""
+        params = cv2.aruco.DetectorParameters()  # OpenCV's defaults, as the whole-image detector's
+        for name in ("cornerRefinementMethod", "minMarkerDistanceRate"):  # but for these two
+            setattr(params, name, getattr(self._params, name))
+        ratio = image_long_side / window_long_side
+        params.minMarkerPerimeterRate = self._params.minMarkerPerimeterRate * ratio
+        params.maxMarkerPerimeterRate = self._params.maxMarkerPerimeterRate * ratio
+        return cv2.aruco.ArucoDetector(self._dictionary, params)
 
     def _keep(self, raw: list[tuple[int, np.ndarray]]) -> Sightings:
         by_id: dict[int, list[np.ndarray]] = {}
@@ -149,6 +205,25 @@ class MarkerFinder:
         duplicates = tuple(sorted(mid for mid, cs in by_id.items() if len(cs) > 1))
         markers = {mid: MarkerSighting(mid, cs[0]) for mid, cs in sorted(by_id.items()) if len(cs) == 1}
         return Sightings(markers, duplicates)
+
+
+def _reduced(grey: np.ndarray, scale: float) -> np.ndarray:
+    if scale >= 1.0:
+        return grey
+    # INTER_AREA has a fast path for whole-number reductions and a slow general one (0.1 ms
+    # against 5-10 ms on a 2028x1520 frame): a scale within 10 % of 1/n is taken as 1/n.
+    n = round(1.0 / scale)
+    if n >= 2 and abs(1.0 / scale - n) <= 0.1 * n:
+        scale = 1.0 / n
+    return cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
+def _markers(detector, image: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(id, corners (4, 2) float32) of every marker the detector reads in `image`."""
+    corners, ids, _ = detector.detectMarkers(image)
+    if ids is None:
+        return []
+    return [(int(i), c.reshape(4, 2)) for c, i in zip(corners, ids.ravel())]
 
 
 def refine_corners(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -182,8 +257,8 @@ def fit_edges(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     offset = np.array([x0, y0], dtype=np.float64)
     refined = start - offset
     for _ in range(2):  # the second pass samples along the better edges of the first
-        lines = [_edge_line(image, refined[k], refined[(k + 1) % 4], refined.mean(axis=0)) for k in range(4)]
-        if any(line is None for line in lines):
+        lines = _edge_lines(image, refined)
+        if lines is None:
             return None
         new = np.array([_intersect(lines[k - 1], lines[k]) for k in range(4)])
         if not np.isfinite(new).all():
@@ -219,48 +294,75 @@ def shows_marker(grey: np.ndarray, corners: np.ndarray, bits: np.ndarray, max_er
     return any(int(np.count_nonzero(seen != np.rot90(bits, r))) <= max_errors for r in range(4))
 
 
-def _edge_line(image: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray):
-    """(point, direction) of the ink-to-paper edge near segment a-b, or None when it is not clear."""
-    d = b - a
-    length = float(np.hypot(*d))
-    if length < 8:
-        return None
-    t = d / length
-    n = np.array([t[1], -t[0]])
-    if np.dot((a + b) / 2 - centre, n) < 0:
-        n = -n  # outward, from ink to paper
-    cell = length / 6
-    reach = float(np.clip(0.45 * cell, 1.5, 6.0))  # stay inside the one-cell black border
-    offsets = np.linspace(-reach, reach, int(np.ceil(reach * 8)) * 2 + 1)
-    count = int(np.clip(length / 2.5, 6, 40))
-    along = np.linspace(0.15, 0.85, count)  # away from the rounded corners
-    base = a[None, :] + along[:, None] * d[None, :]
-    pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
-    profiles = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+def _edge_lines(image: np.ndarray, quad: np.ndarray):
+    """(point, direction) of the ink-to-paper edge near each side k -> k+1 of `quad`, or None
+    when one of them is not clear. The four sides' profiles are sampled in one remap (a call per
+    side cost more in Python than the sampling itself)."""
+    centre = quad.mean(axis=0)
+    sides = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 8:
+            return None
+        t = d / length
+        n = np.array([t[1], -t[0]])
+        if np.dot((a + b) / 2 - centre, n) < 0:
+            n = -n  # outward, from ink to paper
+        cell = length / 6
+        reach = float(np.clip(0.45 * cell, 1.5, 6.0))  # stay inside the one-cell black border
+        offsets = np.linspace(-reach, reach, int(np.ceil(reach * 8)) * 2 + 1)
+        count = int(np.clip(length / 2.5, 6, 40))
+        along = np.linspace(0.15, 0.85, count)  # away from the rounded corners
+        base = a[None, :] + along[:, None] * d[None, :]
+        sides.append((n, offsets, count, base))
+    # One table of profiles, a row per sample point along a side (across it, at `offsets`):
+    # shorter sides are padded with copies of their last column, which change none of the
+    # per-row tests below.
+    width = max(len(side[1]) for side in sides)
+    map_x = np.empty((sum(side[2] for side in sides), width), np.float32)
+    map_y = np.empty_like(map_x)
+    first = 0
+    for n, offsets, count, base in sides:
+        rows = slice(first, first + count)
+        map_x[rows, :len(offsets)] = base[:, 0:1] + offsets[None, :] * n[0]
+        map_y[rows, :len(offsets)] = base[:, 1:2] + offsets[None, :] * n[1]
+        map_x[rows, len(offsets):] = map_x[rows, len(offsets) - 1:len(offsets)]
+        map_y[rows, len(offsets):] = map_y[rows, len(offsets) - 1:len(offsets)]
+        first += count
+    profiles = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     lo, hi = profiles.min(axis=1), profiles.max(axis=1)
     mid = (lo + hi) / 2
     above = profiles >= mid[:, None]
     j = np.argmax(above, axis=1)  # first sample on the paper side of half-way
     # A clean edge: ink then paper, crossing half-way once (a bit or a speck would cross again).
     ok = (hi - lo >= 20) & (j > 0) & (above.sum(axis=1) == above.shape[1] - j)
-    if np.count_nonzero(ok) < max(4, count // 3):
-        return None
-    rows = np.nonzero(ok)[0]
-    jj = j[rows]
-    before, after = profiles[rows, jj - 1], profiles[rows, jj]
-    frac = (mid[rows] - before) / np.maximum(after - before, 1e-6)
-    s = offsets[jj - 1] + frac * (offsets[jj] - offsets[jj - 1])
-    pts = base[rows] + s[:, None] * n[None, :]
-    mean = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - mean)
-    return mean, vt[0]
+    lines = []
+    first = 0
+    for n, offsets, count, base in sides:
+        part = slice(first, first + count)
+        first += count
+        if np.count_nonzero(ok[part]) < max(4, count // 3):
+            return None
+        rows = np.nonzero(ok[part])[0]
+        jj = j[part][rows]
+        side_profiles = profiles[part]
+        before, after = side_profiles[rows, jj - 1], side_profiles[rows, jj]
+        frac = (mid[part][rows] - before) / np.maximum(after - before, 1e-6)
+        s = offsets[jj - 1] + frac * (offsets[jj] - offsets[jj - 1])
+        pts = base[rows] + s[:, None] * n[None, :]
+        mean = pts.mean(axis=0)
+        _, _, vt = np.linalg.svd(pts - mean)
+        lines.append((mean, vt[0]))
+    return lines
 
 
 def _intersect(l1, l2) -> np.ndarray:
     (p1, d1), (p2, d2) = l1, l2
     m = np.array([d1, -d2]).T
-    if abs(np.linalg.det(m)) < 1e-9:
+    # Parallel lines (unit directions): the determinant written out, not LAPACK's (a call costs more).
+    if abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]) < 1e-9:
         return np.array([np.nan, np.nan])
     s = np.linalg.solve(m, p2 - p1)
     return p1 + s[0] * d1

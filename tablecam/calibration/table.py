@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -59,9 +60,12 @@ class TableFix:
         """The marker-centre reprojection error of the fit, in mm (the worst marker)."""
         return max(self.marker_errors_mm.values()) if self.marker_errors_mm else float("nan")
 
-    @property
+    @cached_property
     def table_to_image_homography(self) -> np.ndarray:
-        return np.linalg.inv(self.homography)
+        # Inverted once per fix: a frame's reader maps table points to the image dozens of times.
+        inverse = np.linalg.inv(self.homography)
+        inverse.flags.writeable = False
+        return inverse
 
     def image_to_table(self, points_px) -> np.ndarray:
         """Raw frame pixels (N, 2) -> table mm (N, 2)."""
@@ -199,15 +203,49 @@ def undistort_pixels(points: np.ndarray, profile: CameraProfile | None) -> np.nd
     return out.reshape(-1, 2)
 
 
+# Below this many points cv2.projectPoints is the cheaper call; above it, its cost per point
+# (about 0.15 us against 0.01 us for numpy) dominates: a frame's reader samples thousands.
+_NUMPY_DISTORT_FROM = 64
+
+
 def distort_pixels(points: np.ndarray, profile: CameraProfile | None) -> np.ndarray:
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     if profile is None:
         return pts
     K = profile.K
+    dist = profile.dist
+    if len(pts) >= _NUMPY_DISTORT_FROM and dist.size <= 12:
+        return _distort_numpy(pts, K, dist)
     normalised = (pts - (K[0, 2], K[1, 2])) / (K[0, 0], K[1, 1])
     obj = np.hstack([normalised, np.ones((len(pts), 1))])
-    img, _ = cv2.projectPoints(obj, np.zeros(3), np.zeros(3), K, profile.dist)
+    img, _ = cv2.projectPoints(obj, np.zeros(3), np.zeros(3), K, dist)
     return img.reshape(-1, 2)
+
+
+def _distort_numpy(pts: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """cv2.projectPoints of undistorted pixels (rotation and translation zero), for up to 12
+    coefficients (radial, tangential, rational, thin prism; not the tilted sensor), in the same
+    operations and order as OpenCV's own code: the same to the last bit on x86-64 (checked on
+    OpenCV 5.0), and within 1e-12 px where a compiler fuses OpenCV's multiply-adds."""
+    k = np.zeros(12)
+    k[:dist.size] = dist.ravel()
+    fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
+    x = (pts[:, 0] - cx) / fx
+    y = (pts[:, 1] - cy) / fy
+    r2 = x * x + y * y
+    r4 = r2 * r2
+    r6 = r4 * r2
+    a1 = 2 * x * y
+    a2 = r2 + 2 * x * x
+    a3 = r2 + 2 * y * y
+    cdist = 1 + k[0] * r2 + k[1] * r4 + k[4] * r6
+    icdist2 = 1.0 / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6)
+    xd = x * cdist * icdist2 + k[2] * a1 + k[3] * a2 + k[8] * r2 + k[9] * r4
+    yd = y * cdist * icdist2 + k[2] * a3 + k[3] * a1 + k[10] * r2 + k[11] * r4
+    out = np.empty_like(pts)
+    out[:, 0] = xd * fx + cx
+    out[:, 1] = yd * fy + cy
+    return out
 
 
 def _homography_from_pose(undistorted_px: np.ndarray, table_mm: np.ndarray, K: np.ndarray) -> np.ndarray:

@@ -62,36 +62,44 @@ def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndar
     x = _LINEAR[np.clip(np.rint(pixels), 0, 255).astype(np.intp)]  # (N, 3)
     c = srgb_to_linear(np.asarray(refs_bgr, dtype=np.float32).reshape(-1, 3))  # (K, 3)
     clipped = pixels >= SATURATED if clipped is None else np.asarray(clipped, bool).reshape(-1, 3)
-    out = np.empty((len(x), len(c)), np.float32)
-    washed = np.empty((len(x), len(c)), np.float32)
     some = clipped.any(axis=1)
     w_max = np.broadcast_to(np.asarray(w_max, np.float32), (len(c),))
     k_hi = np.minimum(k_range[1], brightest / np.maximum(c.max(axis=1), 1e-6))  # (K,)
-    out[~some], washed[~some] = _unclipped(x[~some], c, k_range, w_max, k_hi)
-    if some.any():
-        out[some], washed[some] = _with_clipping(x[some], c, clipped[some], k_range, w_max, k_hi)
+    if not some.any():  # nothing clipped (most calls): no rows to pick out and put back
+        out, washed = _unclipped(x, c, k_range, w_max, k_hi, with_wash)
+        return (out, washed) if with_wash else out
+    out = np.empty((len(x), len(c)), np.float32)
+    washed = np.empty((len(x), len(c)), np.float32) if with_wash else None
+    out[~some], wash = _unclipped(x[~some], c, k_range, w_max, k_hi, with_wash)
+    if with_wash:
+        washed[~some] = wash
+    out[some], wash = _with_clipping(x[some], c, clipped[some], k_range, w_max, k_hi, with_wash)
+    if with_wash:
+        washed[some] = wash
     return (out, washed) if with_wash else out
 
 
 def _unclipped(x: np.ndarray, c: np.ndarray, k_range: tuple[float, float], w_max: np.ndarray,
-               k_hi: np.ndarray) -> np.ndarray:
-    """The common case, every channel measured: least squares for (k, w) in x = k c + w, by sums."""
+               k_hi: np.ndarray, with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """The common case, every channel measured: least squares for (k, w) in x = k c + w, by sums.
+    The residuals and (when `with_wash`; most callers do not ask) the washed-out share."""
     sc, scc = c.sum(axis=1), (c * c).sum(axis=1)  # (K,)
     sx, sxx = x.sum(axis=1)[:, None], (x * x).sum(axis=1)[:, None]  # (N, 1)
     scx = x @ c.T  # (N, K)
     det = 3.0 * scc - sc * sc
     k = np.where(det > 1e-10, (3.0 * scx - sc * sx) / np.maximum(det, 1e-10), sx / np.maximum(sc, 1e-6))
-    k = np.clip(k, k_range[0], k_hi)
+    np.clip(k, k_range[0], k_hi, out=k)
     w = np.clip((sx - k * sc) / 3.0, 0.0, w_max)
     # With w fixed by the bounds, k is refitted once (the 2D problem's box corners).
     k = np.clip((scx - w * sc) / np.maximum(scc, 1e-9), k_range[0], k_hi)
     sse = k * k * scc - 2 * k * scx + 2 * k * w * sc - 2 * w * sx + 3 * w * w + sxx
-    wash = w / np.maximum(w + k * c.max(axis=1), 1e-6)
+    wash = w / np.maximum(w + k * c.max(axis=1), 1e-6) if with_wash else None
     return np.sqrt(np.maximum(sse, 0.0) / 3.0) / (sx / 3.0 + 0.03), wash
 
 
 def _with_clipping(x: np.ndarray, c: np.ndarray, clipped: np.ndarray, k_range: tuple[float, float],
-                   w_max: np.ndarray, k_hi: np.ndarray) -> np.ndarray:
+                   w_max: np.ndarray, k_hi: np.ndarray,
+                   with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Pixels with a channel at the sensor's limit: the fit uses the other channels, and the
     clipped one only says the model must reach at least what was seen."""
     use = (~clipped).astype(np.float32)[:, None, :]  # (N, 1, 3): channels that carry a value
@@ -99,25 +107,27 @@ def _with_clipping(x: np.ndarray, c: np.ndarray, clipped: np.ndarray, k_range: t
     cs = c[None, :, :]
     n = np.maximum(use.sum(axis=2), 1.0)
     k_hi = k_hi[None, :]
-    sc = (use * cs).sum(axis=2)
+    used_c = use * cs  # (N, K, 3), shared by the sums below (the same products, made once)
+    sc = used_c.sum(axis=2)
     sx = (use * xs).sum(axis=2)
-    scc = (use * cs * cs).sum(axis=2)
-    scx = (use * cs * xs).sum(axis=2)
+    scc = (used_c * cs).sum(axis=2)
+    scx = (used_c * xs).sum(axis=2)
     det = n * scc - sc * sc
     ok = np.abs(det) > 1e-10
     k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
     k = np.clip(k, k_range[0], k_hi)
     w = np.clip((sx - k * sc) / n, 0.0, w_max)
-    k = np.clip(((use * cs * (xs - w[..., None])).sum(axis=2)) / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    x_less_w = xs - w[..., None]
+    k = np.clip(((used_c * x_less_w).sum(axis=2)) / np.maximum(scc, 1e-9), k_range[0], k_hi)
     # A clipped channel was at least as bright as seen: the gain must reach it (bright yellow clips
     # red and green and leaves only blue to fit, which alone would ask for no gain at all).
-    needed = np.where(clipped[:, None, :], (xs - w[..., None]) / np.maximum(cs, 1e-6), 0.0).max(axis=2)
+    needed = np.where(clipped[:, None, :], x_less_w / np.maximum(cs, 1e-6), 0.0).max(axis=2)
     k = np.clip(np.maximum(k, needed), k_range[0], k_hi)
     predicted = k[..., None] * cs + w[..., None]
     err = (predicted - xs) * use
     short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
     total = np.sqrt((err * err + short * short).sum(axis=2) / 3.0)
-    wash = w / np.maximum(w + k * c.max(axis=1)[None, :], 1e-6)
+    wash = w / np.maximum(w + k * c.max(axis=1)[None, :], 1e-6) if with_wash else None
     return total / (x.mean(axis=1)[:, None] + 0.03), wash
 
 

@@ -33,3 +33,23 @@ def test_tracking_reads_the_markers_cells_and_refuses_a_hand():
     assert sorted(tracked.markers) == [0, 1, 2, 3]
     hand = cv2.cvtColor(view(replace(BIG, covered=(3,))), cv2.COLOR_BGR2GRAY)
     assert sorted(finder.track(hand, where).markers) == [0, 1, 2]
+
+
+def test_the_search_in_windows_finds_the_very_corners_a_search_of_the_whole_frame_finds(monkeypatch):
+    """A whole-frame search looks roughly first and then searches windows (faster): the corners,
+    and so the table and every reading, must be exactly those of searching the whole image."""
+    import tablecam.calibration.markers as markers
+
+    for scene in (BIG, replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0)), replace(BIG, covered=(1,))):
+        grey = cv2.cvtColor(view(scene), cv2.COLOR_BGR2GRAY)
+        finder = MarkerFinder()
+        staged = finder.find_all(grey)
+        with monkeypatch.context() as m:
+            m.setattr(markers, "STAGED_FROM_LONG_SIDE", 10**9)  # no windows: the whole image
+            whole = finder.find_all(grey)
+        assert sorted(staged.markers) == sorted(whole.markers) == ([0, 2, 3] if scene.covered else [0, 1, 2, 3])
+        for mid in whole.markers:
+            assert np.array_equal(staged.markers[mid].corners, whole.markers[mid].corners)
+    # The windows were really searched (the test above compares something) on the open table.
+    small = cv2.resize(cv2.cvtColor(view(BIG), cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    assert sorted(mid for mid, _ in MarkerFinder()._detect_in_windows(small)) == [0, 1, 2, 3]

@@ -40,6 +40,13 @@ from tablecam.vision.pips import MIN_CONTRAST, Pip, find_pips
 # 0.25-0.3 of the side from the centre; 0.27 is the middle (and the simulator's die).
 SIDE_PER_STEP = 1 / 0.27
 MIN_SIDE_PX = 18.0  # smallest die (top face side, in the photo's pixels) read on a photo of unknown scale
+# Dice of 14 to 18 px (pips of about a pixel) are read only with three pips or more, each
+# place clearly pip or face: a lone pip or a pair that small is as often part of a bigger die's
+# face (a "1" on a 6) as a die, and noise makes faint patterns of three or four spots.
+SMALL_SIDE_PX = 14.0
+SMALL_MIN_PIPS = 3
+SMALL_MIN_CONFIDENCE = 0.55  # the faint patterns noise makes (synthetic noisy grounds) reached 0.51
+_PHANTOM_RATIO = 3.0
 _POLARITIES = {"both": (True, False), "dark": (True,), "bright": (False,)}
 # Steps (in pip radii) tried around a lone pip: the pip of a 1 is from a fifth to a twelfth of
 # the side (big pips of ring dice to small pips).
@@ -108,8 +115,18 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     # oval pips and dice. Pips too small to show their shape cannot say by how much, so every
     # usual squeeze is tried and the one under which the dice read best (most pips on dice
     # given a value) is kept; a square-pixel reading gives way only to a clearly better one.
-    # The squeezes are compared without the doubled level (three quarters of the work), which
-    # only adds pips under 1.6 px; the one chosen is then read in full.
+    # The one chosen is then read in full.
+    best = choose_stretch(grey, scales, polarities, min_contrast, base)
+    if best == 1.0:
+        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
+    return _read_stretched(grey, best, scales, polarities, min_contrast)
+
+
+def choose_stretch(grey: np.ndarray, scales: list[float], polarities: tuple[bool, ...], min_contrast: float,
+                   base) -> float:
+    """The squeeze under which a photo's dice read best (1.0: square pixels). The squeezes are
+    compared without the doubled level (three quarters of the work), which only adds pips under
+    1.6 px; `base` is the square-pixel pyramid (`_pyramid`)."""
     coarse = [s for s in scales if s <= 1]
     plain = _score(_read_stretched(grey, 1.0, coarse, polarities, min_contrast, [lv for lv in base if lv[0] <= 1]))
     best, best_score = 1.0, plain
@@ -119,9 +136,7 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
         score = _score(_read_stretched(grey, stretch, coarse, polarities, min_contrast))
         if score > max(best_score, plain * _CLEARLY_BETTER + 1):
             best, best_score = stretch, score
-    if best == 1.0:
-        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
-    return _read_stretched(grey, best, scales, polarities, min_contrast)
+    return best
 
 
 # Squeezes tried on a photo of unknown origin: how much wider than tall round things look when
@@ -131,7 +146,9 @@ _CLEARLY_BETTER = 1.15  # a squeeze wins over square pixels only with this many 
 
 
 def _score(dice: list[Die]) -> int:
-    return sum(d.pips for d in dice if d.value is not None)
+    # the squeeze is judged on dice of MIN_SIDE_PX and more: the few pips of the smaller ones
+    # (read only in threes or more) would tip it on photos of many tiny dice
+    return sum(d.pips for d in dice if d.value is not None and d.side_px >= MIN_SIDE_PX)
 
 
 def _squeezed(plane: np.ndarray, stretch: float) -> np.ndarray:
@@ -159,12 +176,18 @@ def _read_stretched(grey: np.ndarray, stretch: float, scales: list[float], polar
             for die in _read_level(level, polarity):
                 dice.append(_to_full(die, scale, 1.0))
     # below this a photo holds too few pixels per pip to tell a die from a speckled carpet
-    kept = _suppress([d for d in dice if d.side_px >= MIN_SIDE_PX])
+    kept = _suppress([d for d in dice if _big_enough(d)])
     kept = [_unless_stray_pips(d, all_pips) for d in kept]
     fx, fy = w / work.shape[1], h / work.shape[0]
     if fx == 1 and fy == 1:
         return kept
     return [_to_image(d, fx, fy) for d in kept]
+
+
+def _big_enough(die: Die) -> bool:
+    """Whether a reading is big enough to be a die on a photo of unknown scale (see SMALL_SIDE_PX)."""
+    return die.side_px >= MIN_SIDE_PX or (die.side_px >= SMALL_SIDE_PX and die.pips >= SMALL_MIN_PIPS
+                                           and die.confidence >= SMALL_MIN_CONFIDENCE)
 
 
 def _to_image(die: Die, fx: float, fy: float) -> Die:
@@ -381,19 +404,7 @@ def _read_level(grey: np.ndarray, pips: list[Pip], rim: bool = True, step: float
     lone = [p for p in pips
             if not any(math.hypot(p.x - r.centre[0], p.y - r.centre[1]) < 2.6 * r.step for r in chosen)]
     if lone:
-        tries = np.array(_LONE_STEPS) if step is None else np.array([0.85, 1.0, 1.15]) * step
-        n, m = len(lone), len(tries)
-        centres = np.repeat(np.array([(p.x, p.y) for p in lone]), m, axis=0)
-        if step is None:
-            steps = (np.array([p.radius for p in lone])[:, None] * tries[None, :]).ravel()
-        else:
-            steps = np.tile(tries, n)
-        u = np.column_stack([steps, np.zeros(n * m)])
-        v = np.column_stack([np.zeros(n * m), steps])
-        hyp = Lattices(centres, u, v, np.repeat([p.face for p in lone], m).astype(float),
-                       np.repeat([p.contrast for p in lone], m).astype(float),
-                       np.repeat([p.radius for p in lone], m).astype(float))
-        extra = check(grey, dark, hyp, pips, rim)
+        extra = check(grey, dark, lone_hypotheses(lone, step), pips, rim)
         # a lone pip is a 1 only on a face that is clearly face all around it: a corner pip of a
         # bigger face, taken for a 1, has places off its die, on a table only a little darker
         # and the face of a 1 is no darker (for a dark pip) near the pip than at its rim: a small
@@ -407,6 +418,23 @@ def _read_level(grey: np.ndarray, pips: list[Pip], rim: bool = True, step: float
             lone_ok = [r for r in extra if r.inner_margin >= _KNOWN_LONE_MARGIN and r.ring >= _KNOWN_LONE_RING]
         chosen = choose(chosen + [r for r in lone_ok if r.value in (1, None) and r.pips == 1 and r.ring >= 0.75])
     return [_die(r, dark) for r in chosen]
+
+
+def lone_hypotheses(lone: list[Pip], step: float | None = None) -> Lattices:
+    """Lattices of several steps centred on each lone pip (the pip of a 1 of any size; with a
+    known `step`, of about that one)."""
+    tries = np.array(_LONE_STEPS) if step is None else np.array([0.85, 1.0, 1.15]) * step
+    n, m = len(lone), len(tries)
+    centres = np.repeat(np.array([(p.x, p.y) for p in lone]), m, axis=0)
+    if step is None:
+        steps = (np.array([p.radius for p in lone])[:, None] * tries[None, :]).ravel()
+    else:
+        steps = np.tile(tries, n)
+    u = np.column_stack([steps, np.zeros(n * m)])
+    v = np.column_stack([np.zeros(n * m), steps])
+    return Lattices(centres, u, v, np.repeat([p.face for p in lone], m).astype(float),
+                    np.repeat([p.contrast for p in lone], m).astype(float),
+                    np.repeat([p.radius for p in lone], m).astype(float))
 
 
 def _die(r: Reading, dark: bool) -> Die:
@@ -434,7 +462,16 @@ def _suppress(dice: list[Die]) -> list[Die]:
     order = sorted(dice, key=lambda d: (d.pips, d.value is not None, d.confidence), reverse=True)
     kept: list[Die] = []
     for d in order:
-        if any(math.dist(d.centre_px, k.centre_px) < 0.75 * max(d.side_px, k.side_px) for k in kept):
+        if any(math.dist(d.centre_px, k.centre_px) < 0.75 * max(d.side_px, k.side_px) and not _inside_phantom(d, k)
+               for k in kept):
             continue
         kept.append(d)
     return sorted(kept, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _inside_phantom(small: Die, big: Die) -> bool:
+    """A die read with two or more pips inside an unread "die" over three times its size: the
+    unread one is a lattice made of several small dice (each taken for a pip), not a die whose
+    pips were read as a die (those readings are about the big die's own size)."""
+    return (big.value is None and small.value is not None and small.pips >= 2
+            and big.side_px > _PHANTOM_RATIO * small.side_px)

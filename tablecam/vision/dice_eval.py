@@ -15,10 +15,16 @@ shorter side is at least `min_side` px.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tablecam.vision.dice import Die
+import numpy as np
+
+from tablecam.calibration.images import to_grey
+from tablecam.vision.dice import (Die, _big_enough, _pyramid, _read_level, _scales, _squeezed, choose_stretch,
+                                  lone_hypotheses)
+from tablecam.vision.pip_lattice import CHECKS, Lattices, pair_hypotheses, refine, rejections
+from tablecam.vision.pips import MIN_CONTRAST
 
 OUTCOMES = ("right", "wrong", "null", "missed")
 
@@ -128,3 +134,70 @@ def confusion_table(tally: Tally) -> str:
         lines.append(f"{t:>9} " + " ".join(f"{v:>6}" for v in row)
                      + f"  {total:>6}  {100 * right / total if total else 0:5.1f}%")
     return "\n".join(lines)
+
+
+# --- why a die was missed ------------------------------------------------------------------------
+# The stages of `read_dice` a labelled die can be lost at, first to last; a missed die is put at
+# the furthest stage any of its hypotheses reached (at any pyramid level, either polarity).
+STAGES = ("no pip", "one pip, no 1", "pips, no pair") + tuple(f"check: {c}" for c in CHECKS) \
+    + ("lone pip: face not clean", "lost to a neighbour reading", "read, but too small to keep",
+       "suppressed by an overlapping die", "taken by another label")
+
+
+def missed_stages(image, labels: list[Label], dice: list[Die], skip: set[int] = frozenset(),
+                  min_side: float = 24.0, min_contrast: float = MIN_CONTRAST) -> dict[int, str]:
+    """For each scored label that `dice` (read_dice's answer on `image`) misses, the stage of
+    `STAGES` where it was lost. Replays the photo path: the chosen squeeze, every pyramid level
+    and polarity; a hypothesis counts for a label when its centre lies in the label's box."""
+    tally = score_photo("", dice, labels, skip, min_side)
+    missed = {index for _, index, _, read in tally.failures if read == "missed"}
+    if not missed:
+        return {}
+    grey = to_grey(image)
+    scales = _scales(grey.shape)
+    polarities = (True, False)
+    base = _pyramid(grey, scales, polarities, min_contrast)
+    stretch = choose_stretch(grey, scales, polarities, min_contrast, base)
+    work = _squeezed(grey, stretch)
+    fx, fy = grey.shape[1] / work.shape[1], grey.shape[0] / work.shape[0]
+    levels = base if stretch == 1.0 else _pyramid(work, scales, polarities, min_contrast)
+    boxes = {lab.index: np.array(lab.box) / (fx, fy, fx, fy) for lab in labels if lab.index in missed}
+    best = {i: 0 for i in boxes}
+
+    def reach(stage: str, xy: np.ndarray, scale: float) -> None:
+        rank = STAGES.index(stage)
+        for i, b in boxes.items():
+            if rank > best[i] and len(xy) and np.any((xy[:, 0] >= b[0] * scale) & (xy[:, 0] <= b[2] * scale)
+                                                     & (xy[:, 1] >= b[1] * scale) & (xy[:, 1] <= b[3] * scale)):
+                best[i] = rank
+
+    for scale, level, found in levels:
+        for pips in found:
+            if not pips:
+                continue
+            dark = pips[0].dark
+            xy = np.array([(p.x, p.y) for p in pips])
+            # a box holding two or more pips that proposed no lattice
+            for i, b in boxes.items():
+                inside = (xy[:, 0] >= b[0] * scale) & (xy[:, 0] <= b[2] * scale) \
+                    & (xy[:, 1] >= b[1] * scale) & (xy[:, 1] <= b[3] * scale)
+                n = int(inside.sum())
+                if n:
+                    best[i] = max(best[i], STAGES.index("one pip, no 1" if n == 1 else "pips, no pair"))
+            square = pair_hypotheses(pips)
+            hyp = Lattices.join([square, refine(square, pips, level.shape), lone_hypotheses(pips)])
+            reasons = rejections(level, dark, hyp, pips)
+            n_lone = len(pips) * len(lone_hypotheses(pips[:1]))
+            for k, why in enumerate(reasons):
+                lone = k >= len(hyp) - n_lone
+                passed = "lone pip: face not clean" if lone else "lost to a neighbour reading"
+                stage = f"check: {why}" if why else passed
+                reach(stage, hyp.centre[k:k + 1], scale)
+            read = _read_level(level, pips)
+            for small in (True, False):
+                xy = [d.centre_px for d in read if (not _big_enough(replace(d, side_px=d.side_px / scale))) == small]
+                reach("read, but too small to keep" if small else "suppressed by an overlapping die",
+                      np.array(xy).reshape(-1, 2), scale)
+    taken = np.array([(d.centre_px[0] / fx, d.centre_px[1] / fy) for d in dice]).reshape(-1, 2)
+    reach("taken by another label", taken, 1.0)
+    return {i: STAGES[r] for i, r in best.items()}

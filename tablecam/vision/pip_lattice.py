@@ -251,6 +251,12 @@ def refine(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> Lattices:
     return Lattices(c[ok], u[ok], v[ok], base.face, base.contrast, base.radius)
 
 
+# The checks of `check`, in the order a hypothesis meets them; `rejections` names the first one
+# each hypothesis fails (for the real-photo bench's account of dice that were missed).
+CHECKS = ("in_image", "face_in_image", "even_middle", "even_rim", "spotty", "edge", "no_pip",
+          "foreign_pip", "turned_small")
+
+
 def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: bool = True) -> list[Reading]:
     """Samples every hypothesis; returns those whose face looks like a die's (value may be None
     when the places are not all clear). `pips` are all pips of this polarity: one lying on the
@@ -259,6 +265,31 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     rounded edge (pips reaching into it) are read with `rim=False` when their size is known."""
     if len(hyp) == 0:
         return []
+    m = _measure(grey, dark, hyp, rim)
+    keep = np.flatnonzero(m["in_image"] & m["face_in_image"] & m["even_middle"] & m["even_rim"] & m["spotty"]
+                          & m["edge"] & m["no_pip"])
+    if keep.size and pips:
+        keep = keep[_no_foreign_pips(hyp.centre[keep], hyp.u[keep], hyp.v[keep], m["present"][keep], pips)]
+    return [r for r in (_reading(m, hyp, q) for q in keep) if r is not None]
+
+
+def rejections(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: bool = True) -> list[str]:
+    """For each hypothesis, the first of `CHECKS` it fails, or "" when `check` keeps it."""
+    if len(hyp) == 0:
+        return []
+    m = _measure(grey, dark, hyp, rim)
+    m["foreign_pip"] = _no_foreign_pips(hyp.centre, hyp.u, hyp.v, m["present"], pips) if pips \
+        else np.ones(len(hyp), bool)
+    out = []
+    for q in range(len(hyp)):
+        failed = next((name for name in CHECKS[:-1] if not m[name][q]), "")
+        out.append(failed or ("" if _reading(m, hyp, q) is not None else "turned_small"))
+    return out
+
+
+def _measure(grey: np.ndarray, dark: bool, hyp: Lattices, rim: bool) -> dict:
+    """Every hypothesis sampled at once: the pass/fail arrays of `CHECKS` (but the foreign pips)
+    and what a reading is made of."""
     centres, u, v, contrast, radius = hyp.centre, hyp.u, hyp.v, hyp.contrast, hyp.radius
     h, w = grey.shape
     sign = 1.0 if dark else -1.0
@@ -302,12 +333,11 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     level = np.median(face_vals[:, :4], axis=1)
     face_pip = sign * (level[:, None] - face_vals) / np.maximum(own, 1.0)[:, None]
     # no pip between the places: the middle must be clean; the rim may be shaded by the edge
-    even = (own >= 0.5 * k) & (face_pip[:, :4].max(axis=1) < 0.45)
+    even_middle = (own >= 0.5 * k) & (face_pip[:, :4].max(axis=1) < 0.45)
     lo, hi = np.percentile(face_vals, (20, 80), axis=1)
     spread = (hi - lo) / np.maximum(own, 1.0)
     shade = sign * (np.median(face_vals[:, 4:], axis=1) - level) / np.maximum(own, 1.0)
-    if rim:
-        even &= (face_pip[:, 4:].max(axis=1) < 0.65) & (spread <= 0.6)
+    even_rim = (face_pip[:, 4:].max(axis=1) < 0.65) & (spread <= 0.6) if rim else np.ones(len(centres), bool)
     out_vals, out_in = at(_OUT)
     differs = (np.abs(out_vals - level[:, None]) > np.maximum(0.12 * own, 12.0)[:, None]) | ~out_in
     ring = differs.mean(axis=1)
@@ -317,21 +347,25 @@ def check(grey: np.ndarray, dark: bool, hyp: Lattices, pips: list[Pip], rim: boo
     # four spots in a square on an even face are no accident; two spots may be).
     count = present.sum(axis=1)
     layout = value > 0
-    enough_edge = ring >= np.where(layout & (count >= 4), 0.1, np.where(layout & (count == 3), 0.25, 0.4))
-    keep = np.flatnonzero(in_image & face_in.all(axis=1) & even & spotty & enough_edge & (count >= 1))
-    if keep.size and pips:
-        keep = keep[_no_foreign_pips(centres[keep], u[keep], v[keep], present[keep], pips)]
-    sure = margin >= 2 * (SURE - 0.5)
-    out = []
-    for q in keep:
-        val = int(value[q]) if value[q] > 0 and sure[q] else None
-        uq, vq = (u[q], v[q]) if not turned[q] else ((u[q] - v[q]) / 2, (u[q] + v[q]) / 2)
-        if turned[q] and (math.hypot(*uq) + math.hypot(*vq)) / 2 < STEP_PER_RADIUS[0] * radius[q]:
-            continue  # read as its turned layout, the die would be too small for its pips
-        out.append(Reading((float(centres[q, 0]), float(centres[q, 1])), (float(uq[0]), float(uq[1])),
-                           (float(vq[0]), float(vq[1])), val, int(present[q].sum()), float(margin[q]),
-                           float(ring[q]), float(spread[q]), float(shade[q]), float(inner_margin[q])))
-    return out
+    edge = ring >= np.where(layout & (count >= 4), 0.1, np.where(layout & (count == 3), 0.25, 0.4))
+    return {"in_image": in_image, "face_in_image": face_in.all(axis=1), "even_middle": even_middle,
+            "even_rim": even_rim, "spotty": spotty, "edge": edge, "no_pip": count >= 1, "present": present,
+            "value": value, "turned": turned, "margin": margin, "inner_margin": inner_margin, "ring": ring,
+            "spread": spread, "shade": shade}
+
+
+def _reading(m: dict, hyp: Lattices, q: int) -> Reading | None:
+    """Hypothesis q as a reading (None: read as its turned layout, too small for its pips)."""
+    u, v = hyp.u[q], hyp.v[q]
+    turned = m["turned"][q]
+    val = int(m["value"][q]) if m["value"][q] > 0 and m["margin"][q] >= 2 * (SURE - 0.5) else None
+    uq, vq = (u, v) if not turned else ((u - v) / 2, (u + v) / 2)
+    if turned and (math.hypot(*uq) + math.hypot(*vq)) / 2 < STEP_PER_RADIUS[0] * hyp.radius[q]:
+        return None  # read as its turned layout, the die would be too small for its pips
+    c = hyp.centre[q]
+    return Reading((float(c[0]), float(c[1])), (float(uq[0]), float(uq[1])), (float(vq[0]), float(vq[1])), val,
+                   int(m["present"][q].sum()), float(m["margin"][q]), float(m["ring"][q]), float(m["spread"][q]),
+                   float(m["shade"][q]), float(m["inner_margin"][q]))
 
 
 def _no_foreign_pips(centres: np.ndarray, u: np.ndarray, v: np.ndarray, present: np.ndarray,

@@ -1,10 +1,10 @@
 """read_dice on 30 real photos of dice (tests/data/dice, provenance in its README).
 
-The issue asks for 95 % of the standard dice read right; the reader is not there (67 % on these
-30 photos, 69 % on all 150: see bench/dice_real.py). These thresholds hold what it does today, so
-that a change that reads fewer dice, or reads more of them WRONG, fails here. Session 2 developed
-the reader on the other 120 photos; only its last change (how far out a stray pip counts, one
-constant set from the die's geometry) was also looked at on these 30.
+The issue asks for 95 % of the standard dice read right; the reader is not there (70 % on these
+30 photos and on all 150: see bench/dice_real.py). These thresholds hold what it does today, so
+that a change that reads fewer dice, or reads more of them WRONG, fails here. Sessions 2 and 3
+developed the reader on the other 120 photos; these 30 were only scored (session 2's last change,
+how far out a stray pip counts, was also looked at on them).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from tablecam.vision.dice import read_dice
 from tablecam.vision.dice_eval import Tally, confusion_table, read_labels, read_nonstandard, score_photo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
-MIN_RIGHT = 0.62  # share of the standard dice (side >= 24 px) read right (66.7 % today)
-MAX_WRONG = 0.04  # share read as another number (0.9 % today: 1 of 117)
+MIN_RIGHT = 0.66  # share of the standard dice (side >= 24 px) read right (70.1 % today: 82 of 117)
+MAX_WRONG = 0.03  # share read as another number (0.9 % today: 1 of 117)
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +68,25 @@ def test_scoring_counts_wrong_null_and_missed():
     t = score_photo("p", dice, labels)
     assert dict(t.outcomes) == {"right": 1, "wrong": 1, "null": 1, "missed": 1}
     assert t.extra == 1
+
+
+def test_missed_dice_are_put_at_the_stage_that_lost_them():
+    import numpy as np
+    from dice_drawing import draw_die, ground
+
+    from tablecam.vision.dice_eval import Label, missed_stages
+
+    image = ground((200, 400), (90, 80, 70), noise=3)
+    draw_die(image, 5, (100, 100), 60, 10, (235, 235, 235), (25, 25, 25))
+    draw_die(image, 2, (300, 100), 60, 10, (235, 235, 235), (25, 25, 25))
+    labels = [Label(5, (70, 70, 130, 130), 0), Label(2, (270, 70, 330, 130), 1), Label(3, (170, 20, 230, 80), 2)]
+    # the 2 read elsewhere (its reading taken away): its pips are found and it reads there
+    dice = [d for d in read_dice(image) if d.centre_px[0] < 200]
+    stages = missed_stages(image, labels, dice)
+    assert set(stages) == {1, 2}
+    assert stages[2] == "no pip"  # nothing drawn there
+    assert stages[1] in ("suppressed by an overlapping die", "taken by another label")
+    assert missed_stages(np.full((100, 100, 3), 128, np.uint8), [], []) == {}
 
 
 def test_cli_prints_json_and_a_clear_sentence_for_bad_files(tmp_path):

@@ -15,9 +15,11 @@ can) in process CPU time and wall clock, the load average while it ran, and the 
 - boards exactly right: every tile read right (a tile under a hand or left open by a stone may be
   unknown or missing), no tile invented;
 - stones right: found within 6 mm with the right colour, over the stones no hand covers.
-The detector was tuned on seeds below 100000 (0-999, 1000-1199); the tests use seeds from 100000;
-seeds 100000-100199 were also looked at (crops of misses) in session 2, so 200000-200199 and
-300000-300199 are the ranges nothing was ever tuned on (only their totals were read).
+The detector was tuned on seeds below 100000 (0-999, 1000-1299, 2000-2286); the tests use seeds from
+100000; seeds 100000-100199 were also looked at (crops of misses) in session 2; 200000-200199 and
+300000-300199 (session 2) and 400000-400199 and 500000-500199 (session 3) are ranges nothing was
+ever tuned on (only their totals were read). A seed whose board the simulator cannot lay out (2257
+is one) is left out and named.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
 from micropul_scenes import Score, render_scene, score, simulator_version  # noqa: E402
 
+from tablecam.errors import UserError  # noqa: E402
 from tablecam.vision.micropul import MicropulDetector, MicropulSettings, detect  # noqa: E402
 
 TARGETS = {"ms_median": 60.0, "quadrants_right_pct": 99.9, "boards_right_pct": 98.0, "stones_right_pct": 99.0}
@@ -83,11 +86,16 @@ def main() -> int:
     total = Score()
     wall, cpu, tracked = [], [], []
     t_render = time.perf_counter()
-    scenes = []
+    scenes, unrenderable = [], []
     for seed in seeds:
-        scenes.append(load_scene(seed, cache))
+        try:
+            scenes.append(load_scene(seed, cache))
+        except UserError:
+            # The simulator cannot lay out that seed's board between the markers: no picture to read.
+            unrenderable.append(seed)
     print(f"{len(scenes)} scenes ready in {time.perf_counter() - t_render:.0f} s "
-          f"(seeds {seeds.start}-{seeds.stop - 1}, 2028x1520, all nuisances)")
+          f"(seeds {seeds.start}-{seeds.stop - 1}, 2028x1520, all nuisances)"
+          + (f"; seeds the simulator cannot draw (board too large), left out: {unrenderable}" if unrenderable else ""))
     if args.render_only:
         return 0
     detect(scenes[0].image, profile=scenes[0].profile)  # warm up: templates, imports

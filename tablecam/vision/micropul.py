@@ -636,7 +636,7 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     stones = []
     for b in blobs:
         centre = search.px_to_mm(np.array([b.centre_px]))[0]
-        if _lab_chroma(b.bgr) < MIN_STONE_CHROMA:
+        if _lab_chroma(b.bgr) < _least_chroma(b.bgr):
             continue  # skin, a sleeve, a shadow: not a coloured piece
         colour = stone_colour(b.bgr, profile)
         units = lattice.to_units(centre[None])[0]
@@ -655,6 +655,10 @@ MAX_COLOURED_CELL = 0.9
 STONE_MAX_GROWTH = 0.7
 STONE_COLOUR_DELTA_E = 40.0  # further than this from every taught colour: not one of the stones
 MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out shadows are not
+# ... but the lamp's glare washes a glossy blue or green stone to about 25 (seeds 2000-2286). Skin,
+# wood and cloth in warm light all have warm hues (Lab a* and b* both above 0): a blob of a cool
+# hue is let in paler.
+MIN_COOL_STONE_CHROMA = 20.0
 
 
 def stone_colour(bgr, profile) -> str | None:
@@ -684,6 +688,14 @@ def stone_colour(bgr, profile) -> str | None:
 
 SAME_HUE_DEG = 35.0  # two stone colours nearer than this in hue are told apart in Lab instead
 MAX_HUE_GAP_DEG = 40.0  # a stone's hue this far from every stone colour's: not a stone
+
+
+def _least_chroma(bgr) -> float:
+    """The least Lab chroma a stone of this colour shows (see MIN_COOL_STONE_CHROMA)."""
+    from tablecam.calibration.colours import bgr_to_lab
+
+    lab = bgr_to_lab(np.array([bgr], dtype=np.float64))[0]
+    return MIN_COOL_STONE_CHROMA if lab[1] < 0 or lab[2] < 0 else MIN_STONE_CHROMA
 
 
 def _lab_chroma(bgr) -> float:
@@ -758,8 +770,9 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
         least = MIN_SHADED_PAPER_WHITE if cell in support else MIN_PAPER_WHITE
         bright = board_white is not None and whites[k][visible[k]].min() >= least * board_white \
             if visible[k].any() else False
-        if fits[k] and paper_ok[k] and bright and (visible[k].all() or _visible_ink(model, r, visible[k]) > 1.0
-                                                  or _next_to_a_tile(cell, cells, fits, paper_ok, visible)):
+        if fits[k] and paper_ok[k] and bright and (
+                visible[k].all() or _visible_ink(model, r, visible[k]) > 1.0
+                or _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings)):
             face = r.face if r.margin >= MIN_MARGIN * scale else None
             worst = float(np.array(r.quadrant_error)[visible[k]].max())
             # Two stones on a tile hide half of it (and their shade more): its discs may not show at
@@ -789,13 +802,15 @@ def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:
     return bool((tint[k] > MAX_PAPER_TINT)[visible[k]].any())
 
 
-def _next_to_a_tile(cell, cells, fits, paper_ok, visible) -> bool:
+def _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings) -> bool:
     """A bare cell with a stone counts as a tile only beside a tile that shows its ink (a stone on
-    the table next to the board is a player's supply, and a light table looks like bare paper)."""
+    the table next to the board is a player's supply, and a light table looks like bare paper).
+    That tile may carry a stone too, as long as the ink it leaves in view is a tile's (a column of
+    tiles each under a stone)."""
     for n in _neighbours(cell):
         if n in cells:
             k = cells.index(n)
-            if fits[k] and paper_ok[k] and visible[k].all():
+            if fits[k] and paper_ok[k] and (visible[k].all() or _visible_ink(model, readings[k], visible[k]) > 1.0):
                 return True
     return False
 

@@ -14,6 +14,11 @@ import numpy as np
 
 PAPER_PERCENTILE = 85  # at least half of every quadrant is bare paper, even under a big micropul
 SPILL_DEPTH = 4.0 / 30.0  # how far (of a side) the edge's darkness is followed inwards
+# A neighbour's soft shadow (the lamp low beside the board) reaches further, fading slowly: where
+# the edge's middle grows only lighter that far, its darkness is followed this deep.
+SHADOW_DEPTH = 7.5 / 30.0
+SHADOW_RISE = 0.01  # darkness regained beyond SPILL_RISE_FROM: ink (a big micropul's ring), not a shadow
+SPILL_RISE_FROM = 0.07  # of a side: nearer the edge the gap and the bevel make the profile uneven
 SPILL_STRIP = 0.12  # half-width (of a side) of the edge's middle, where no mark is printed
 
 
@@ -39,22 +44,35 @@ def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> tuple[np.nd
 
 
 def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
-    """Darkness minus what the four edges bring in (a blurred darker surround): each edge's fade is
-    read in the middle of the edge and removed along it; at a corner both edges add up as light
-    blocked twice (1 - (1 - a)(1 - b))."""
+    """Darkness minus what the four edges bring in (a blurred darker surround, a neighbour's
+    shadow): each edge's fade is read in the middle of the edge and removed along it; at a corner
+    both edges add up as light blocked twice (1 - (1 - a)(1 - b)).
+
+    The fade is followed SPILL_DEPTH deep and brought to nothing there, unless it keeps growing
+    lighter all the way to SHADOW_DEPTH: then it is a soft shadow, removed as deep as it was
+    measured (left half-removed, its remains at the corner where two edges meet look like a
+    one-dot catalyst). A profile that darkens again has met ink (a big micropul's ring reaches
+    within 3.6 mm of the edge's middle): there only the short fade is taken.
+    """
     n, side, _ = dark.shape
-    depth = max(2, int(round(SPILL_DEPTH * side)))
+    short = max(2, int(round(SPILL_DEPTH * side)))
+    depth = max(short + 1, int(round(SHADOW_DEPTH * side)))
     lo, hi = side // 2 - int(round(SPILL_STRIP * side)), side // 2 + int(round(SPILL_STRIP * side))
     profiles = (dark[:, :depth, lo:hi].mean(axis=2),  # top edge, row 0 outermost
                 dark[:, ::-1, lo:hi][:, :depth].mean(axis=2),  # bottom
                 dark[:, lo:hi, :depth].mean(axis=1),  # left
                 dark[:, lo:hi, ::-1][:, :, :depth].mean(axis=1))  # right
-    fade = np.linspace(1.0, 0.0, depth, dtype=np.float32) ** 0.5  # nothing is left at `depth`
+    near = np.zeros(depth, np.float32)
+    near[:short] = np.linspace(1.0, 0.0, short, dtype=np.float32) ** 0.5  # nothing is left at `short`
+    # The shadow's fade: as measured over the first two thirds, then brought down to nothing.
+    deep = np.clip((depth - np.arange(depth)) / (depth / 3.0), 0.0, 1.0).astype(np.float32)
+    start = int(round(SPILL_RISE_FROM * side))
     fields = []
     for p in profiles:
-        p = np.minimum.accumulate(p, axis=1) * fade  # darkness only fades inwards
+        lightest = np.minimum.accumulate(p, axis=1)  # darkness only fades inwards
+        inked = ((p - lightest)[:, start:] > SHADOW_RISE).any(axis=1)
         f = np.zeros((n, side), np.float32)
-        f[:, :depth] = p
+        f[:, :depth] = lightest * np.where(inked[:, None], near[None], deep[None])
         fields.append(f)
     top, bottom, left, right = fields
     kept = ((1 - top)[:, :, None] * (1 - bottom[:, ::-1])[:, :, None]

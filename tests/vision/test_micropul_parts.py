@@ -261,3 +261,52 @@ def test_the_search_image_warp_is_as_exact_as_the_full_lens_map():
     seen = (exact_x >= 0) & (exact_x < w) & (exact_y >= 0) & (exact_y < h)
     assert seen.mean() > 0.5
     assert np.hypot(got_x - exact_x, got_y - exact_y)[seen].max() < 0.05
+
+
+def _neighbours_shadow(patch: np.ndarray, strength: float, softness_mm: float) -> np.ndarray:
+    """The patch (72 px: a 30 mm tile and 3 mm of margin, 2 px/mm) under the soft shadow that the
+    tiles to its right and below cast over it (a lamp low on that side)."""
+    from math import erf
+
+    ppm = 2.0
+    mm = (np.arange(72) + 0.5) / ppm - 3.0  # from the tile's left / top edge
+    into = lambda d: np.array([0.5 * (1 - erf(v / (softness_mm * np.sqrt(2)))) for v in d])  # noqa: E731
+    right, bottom = into(30.0 - mm), into(30.0 - mm)  # darkness reaching in from x = 30 and y = 30
+    light = (1 - strength * right[None, :]) * (1 - strength * bottom[:, None])
+    return np.clip(patch.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("softness_mm", [5.0, 6.5, 8.0])  # as measured on renders: 0.25 dark at the edge, 0.1 at 5.5 mm
+def test_a_neighbours_soft_shadow_does_not_print_a_catalyst_in_a_blank_corner(softness_mm):
+    # Seeds 1085, 1264: the shadow of the tiles beside a tile, faded in from two edges, met at the
+    # blank corner where a one-dot would be: read as 1-B-1-W instead of 1-B-.-W, a wrong tile.
+    from tablecam.vision.micropul import MIN_MARGIN
+
+    model = face_model(60)
+    face = Face("1", "B", ".", "W")
+    patch = _neighbours_shadow(_drawn_tile(face, 1.0), 0.5, softness_mm)
+    dark, _ = tile_darkness(patch[None], 60, 6)
+    r = read_faces(model, dark, np.ones((1, 4), bool))[0]
+    assert r.face == face and r.margin > MIN_MARGIN
+
+
+def test_the_edge_shadow_removal_keeps_a_big_micropuls_ring():
+    # The ring of a big W micropul passes within 3.6 mm of the middle of each edge: removing a
+    # shadow that deep must stop at it, or the ring goes and the tile is not read.
+    model = face_model(60)
+    face = Face("W", "W", "W", "W", big="W", catalyst="1")
+    patch = _neighbours_shadow(_drawn_tile(face, 1.0), 0.5, 6.5)
+    dark, _ = tile_darkness(patch[None], 60, 6)
+    r = read_faces(model, dark, np.ones((1, 4), bool))[0]
+    assert r.face.big == "W" and r.gain > 0.8
+
+
+def test_a_glare_washed_blue_stone_counts_and_pale_skin_does_not():
+    # Seed 2198: the lamp's glare washed two blue stones to Lab chroma 27; skin that pale (warm hue)
+    # must still not count as a stone.
+    from tablecam.vision.micropul import _lab_chroma, _least_chroma
+
+    washed_blue, pale_skin = (255, 206, 179), (140, 170, 220)  # BGR, white balanced
+    assert 20 < _lab_chroma(washed_blue) < 28 and 20 < _lab_chroma(pale_skin) < 28
+    assert _lab_chroma(washed_blue) >= _least_chroma(washed_blue)
+    assert _lab_chroma(pale_skin) < _least_chroma(pale_skin)

@@ -35,7 +35,7 @@ from tablecam.rules.enix.energies import DEFAULT_RAYS
 
 from .enix_cards import read_cards
 from .enix_hexes import APOTHEM_MM, HexFit, find_hexes, hexagons_mask
-from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette
+from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette, tile_patches
 from .enix_rays import SideReading, match_turns, read_sides, sample_points
 from .enix_search import class_map, find_card_blobs
 from .piece_colours import srgb_to_linear
@@ -124,11 +124,13 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     energies, refs = energy_colours(settings.colours)
     cmap = class_map(view.top.image, view.valid, energies, refs)
     hexes = find_hexes(cmap, energies, view.top.px_to_mm, view.top.mm_to_px, view.ppm)
-    cap = find_cap(cmap.mask("black"), view.top.px_to_mm, view.ppm)
+    centres = [h.centre for h in hexes]
+    patches = tile_patches(view, centres)
+    cap = find_cap(cmap.mask("black"), view.top.px_to_mm, view.ppm, patches, centres)
     if cap is not None:
         obs["cap"] = {"center_mm": _mm(cap)}
     names, pawn_refs = pawn_palette(settings.pawn_colours)
-    pawns = find_pawns(view, [h.centre for h in hexes], names, pawn_refs)
+    pawns = find_pawns(patches, centres, names, pawn_refs, refs[[energies.index(h.energy) for h in hexes]])
     if cap is not None:
         # The cap is a dome too, but three times a pawn's size: its own top is no pawn.
         pawns = [p for p in pawns if math.dist(p.centre, cap) > 0.5 * CAP_MM]

@@ -4,7 +4,8 @@ it can be read for sure.
 The coarse map (enix_search.py) gives each card's kind, centre and the direction of its long side.
 Two things are then read from the raw frame in the card's own frame:
 
-- ENIX face or back: both are dark, but a face has a white border and a back has none.
+- ENIX face or back: both are dark, but a face has a white border and the goblin's green head in
+  its middle, and a back has neither.
 - The value of an energy card (enix.md (model): black digits 12 mm high in the top-left corner,
   -10 to +9). The card may lie either way up, so the corner with ink is its top-left. The ink is
   compared with the twenty values drawn in the cards' typeface at the same place (a small shift
@@ -41,10 +42,18 @@ SURE_MARGIN = 0.025  # ... ahead of every other value by this much is the value,
 MIN_INK = 0.02  # a corner with less ink than this (mean darkness) holds no value
 MAX_SHIFT_MM = 8.0  # how far the border may say the coarse centre was off...
 MAX_TURN_DEG = 25.0  # ... and its angle
+RETRY_POSES = ((-9.0, 0.0), (9.0, 0.0), (0.0, -7.0), (0.0, 7.0))  # (turn deg, shift along mm): where else a
+# face's border is sought from when the coarse pose finds none
+CONVERGED_MM = 1.0  # after two corrections, a third may move the border no more than this...
+CONVERGED_DEG = 1.5  # ... nor turn it more than this
 ACROSS_AT_MM = (-21.5, 14.5)  # heights (card frame) of the across scans: below the value, clear of the icon
 ALONG_AT_MM = 21.0  # side of the along scan (towards the top): clear of the icon and the value
 CAPTION_Y_MM = 27.0  # the caption band's middle, below the card's centre (enix.md model)
 BORDER_WHITE = 0.55  # share of border samples that must be white-ish for a face
+BORDER_REACH_MM = 5.0  # how far from where the coarse pose puts it a face's border is sought
+HEAD_GREEN = 1.3  # the goblin's head: green this many times its red and blue (linear light)...
+HEAD_LIGHTER = 1.5  # ... and its green this many times the face's grey around it
+HEAD_SEARCH_MM = (0.0, -6.0, 6.0, -12.0, 12.0)  # where along the card's length the head is sought
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"  # the cards' typeface (as drawn by the simulator)
 
 
@@ -61,18 +70,33 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     cards: list[Card] = []
     unsure = 0
     for b in blobs:
+        if b.kind == "frame":  # a white outline round a disc: an ENIX face if the disc is its green head
+            if _has_head(view, b):
+                cards.append(Card("enix", None, b.centre, True))
+            continue
         if b.kind in ("back", "enix"):
-            face = _has_white_border(view, b)
+            face = _has_white_border(view, b) or _has_head(view, b)
             cards.append(Card("enix" if face else None, None, b.centre, face))
             continue
-        fine = refine_face(view, b)
-        value = read_value(view, fine) if fine is not None else None
+        flip = _upside_down(view, b)  # the caption band is 14 mm high: a coarse pose tells its end
+        fine = refine_face(view, b, flip)
+        a = math.radians(b.angle)
+        for turn, along in RETRY_POSES:
+            # Cards a row shares one angle until split; each may be turned its own way. A face whose
+            # colour the table takes in part has its coarse centre pulled along its length.
+            if fine is not None:
+                break
+            centre = (b.centre[0] + along * math.cos(a), b.centre[1] + along * math.sin(a))
+            fine = refine_face(view, CardBlob(b.kind, centre, (b.angle + turn) % 180.0), flip)
+        if fine is None and not _border_seen(view, b):
+            continue  # an energy's colour of a card's size, but no card's white border: an arm, a hand
+        value = read_value(view, fine, flip) if fine is not None else None
         unsure += value is None
         cards.append(Card(b.kind, value, (fine or b).centre, True))
     return cards, unsure
 
 
-def refine_face(view, b: CardBlob) -> CardBlob | None:
+def refine_face(view, b: CardBlob, flip: bool | None = None) -> CardBlob | None:
     """A face's centre and angle from its white border, or None when the border cannot be found all
     round (then its value is not read: the value's place is known only from the border).
 
@@ -80,24 +104,26 @@ def refine_face(view, b: CardBlob) -> CardBlob | None:
     the angle too), and along at a side clear of them; each scan finds where the colour meets the
     white border on both sides, in the raw frame. The coarse map's centre and angle can be
     millimetres and degrees off."""
-    flip = _upside_down(view, b)
+    flip = _upside_down(view, b) if flip is None else flip
     inner = (CARD_MM[0] / 2 - CARD_BORDER_MM, CARD_MM[1] / 2 - CARD_BORDER_MM)
     centre, angle = np.asarray(b.centre, dtype=np.float64), b.angle
-    for _ in range(2):
+    for step in range(3):
         here = CardBlob(b.kind, (float(centre[0]), float(centre[1])), angle)
-        mids = {}
-        for name, axis, at, half, sides in (("upper", 0, ACROSS_AT_MM[0], inner[0], (-1.0, 1.0)),
-                                            ("lower", 0, ACROSS_AT_MM[1], inner[0], (-1.0, 1.0)),
-                                            ("along", 1, ALONG_AT_MM, inner[1], (-1.0,))):
-            mid = _border_middle(view, here, flip, axis, at, half, sides)
-            if mid is None:
-                return None
-            mids[name] = mid
+        mids = _border_middles(view, here, flip, inner)
+        if mids is None:
+            return None
         # The across scans' middles drift with the angle error along the card's height.
         turn = math.degrees(math.atan2(mids["lower"] - mids["upper"], ACROSS_AT_MM[1] - ACROSS_AT_MM[0]))
         shift = np.array([(mids["upper"] + mids["lower"]) / 2, mids["along"]])
         if np.abs(shift).max() > MAX_SHIFT_MM or abs(turn) > MAX_TURN_DEG:
             return None
+        if step == 2:
+            # The third scan only checks: a border found where the pose puts it. Far from the truth
+            # (a card turned far from its row's angle), the scans can settle on the icon's or the
+            # caption's edges instead, and a value read there could be another value.
+            if np.abs(shift).max() > CONVERGED_MM or abs(turn) > CONVERGED_DEG:
+                return None
+            break
         right, down = _card_frame(here, flip)
         centre = centre + shift[0] * right + shift[1] * down
         # x turns towards y as the card turns clockwise; with the card upside down its frame is too.
@@ -105,23 +131,39 @@ def refine_face(view, b: CardBlob) -> CardBlob | None:
     return CardBlob(b.kind, (float(centre[0]), float(centre[1])), angle)
 
 
-def _border_middle(view, b: CardBlob, flip: bool, axis: int, at: float, half: float, sides) -> float | None:
-    """Where the face's middle lies along a scan, from its border on both sides; or, scanning one
-    side only (the other crosses the caption band), from that side's border and the face's size."""
-    t = np.arange(0.0, 0.75 * CARD_MM[1], 0.25)
-    edges = []
-    for sign in sides:
-        local = np.zeros((len(t), 2))
-        local[:, axis] = sign * t
-        local[:, 1 - axis] = at
-        bgr, inside, _ = view.sample(_to_table(b, flip, local))
-        edge = _rise(srgb_to_linear(bgr.min(axis=1)), t, half)
-        if edge is None or not inside.all():
-            return None
-        edges.append(sign * edge)
-    if len(edges) == 1:
-        return edges[0] - sides[0] * half
-    return (edges[0] + edges[1]) / 2
+SCANS = (("upper", 0, ACROSS_AT_MM[0], (-1.0, 1.0)), ("lower", 0, ACROSS_AT_MM[1], (-1.0, 1.0)),
+         ("along", 1, ALONG_AT_MM, (-1.0,)))
+SCAN_T = np.arange(0.0, 0.75 * CARD_MM[1], 0.25)
+
+
+def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -> dict[str, float] | None:
+    """Where the face's middle lies along each scan, from its border on both sides; or, scanning one
+    side only (the other crosses the caption band), from that side's border and the face's size.
+    All five profiles are sampled at once (each sampling costs a projection through the lens)."""
+    t = SCAN_T
+    local = []
+    for _, axis, at, sides in SCANS:
+        for sign in sides:
+            pts = np.zeros((len(t), 2))
+            pts[:, axis] = sign * t
+            pts[:, 1 - axis] = at
+            local.append(pts)
+    bgr, inside, _ = view.sample(_to_table(b, flip, np.concatenate(local)))
+    white = srgb_to_linear(bgr.min(axis=1)).reshape(len(local), len(t))
+    inside = inside.reshape(len(local), len(t)).all(axis=1)
+    mids: dict[str, float] = {}
+    k = 0
+    for name, axis, _, sides in SCANS:
+        half = inner[axis]
+        edges = []
+        for sign in sides:
+            edge = _rise(white[k], t, half)
+            if edge is None or not inside[k]:
+                return None
+            edges.append(sign * edge)
+            k += 1
+        mids[name] = edges[0] - sides[0] * half if len(edges) == 1 else (edges[0] + edges[1]) / 2
+    return mids
 
 
 def _rise(white: np.ndarray, t: np.ndarray, expected: float) -> float | None:
@@ -179,9 +221,52 @@ def _has_white_border(view, b: CardBlob) -> bool:
     return float(np.mean(bright & neutral)) >= BORDER_WHITE
 
 
-def read_value(view, b: CardBlob) -> int | None:
+def _border_seen(view, b: CardBlob) -> bool:
+    """Whether a white border shows round most of a face whose pose is only roughly known: across
+    each side at three places, the whitest point within a few millimetres of where the border
+    should be is a bright neutral white."""
+    w, h = CARD_MM
+    t = np.arange(-BORDER_REACH_MM, BORDER_REACH_MM + 0.1, 0.5)
+    profiles = []
+    for u in (-0.3, 0.0, 0.3):
+        for sx, sy in ((0, -1), (0, 1), (-1, 0), (1, 0)):
+            if sx == 0:
+                local = np.column_stack([np.full_like(t, u * w), sy * (h / 2 - CARD_BORDER_MM / 2 + t)])
+            else:
+                local = np.column_stack([sx * (w / 2 - CARD_BORDER_MM / 2 + t), np.full_like(t, u * h)])
+            profiles.append(local)
+    bgr, inside, _ = view.sample(_to_table(b, False, np.concatenate(profiles)))
+    bgr = bgr.reshape(len(profiles), len(t), 3)
+    inside = inside.reshape(len(profiles), len(t)).all(axis=1)
+    low, high = bgr.min(axis=2), bgr.max(axis=2)
+    white = (low > 150) & (high - low < 0.25 * np.maximum(high, 1))
+    return float(np.mean(white.any(axis=1) & inside)) >= BORDER_WHITE
+
+
+def _has_head(view, b: CardBlob) -> bool:
+    """Whether the card's middle is the goblin's green head on the ENIX grey: the head (26 mm
+    across, 6 mm below the centre, either way up) covers every point within 4 mm of the centre
+    even when the centre is a few millimetres off; the grey is sampled where neither the head nor
+    the "ENIX" print lie. A back shows its blue-grey all over, a stack's stripes included."""
+    ring = np.array([(r * math.cos(t), r * math.sin(t)) for r in (0.0, 2.0, 4.0)
+                     for t in np.linspace(0, 2 * math.pi, 8, endpoint=False)])
+    body = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.0, 34.0)])
+    # A dark card's coarse centre can be most of a head's radius off along its length (its black
+    # and grey split its blob): the test is made at a few places along it.
+    places = np.concatenate([np.concatenate([ring, body]) + (0.0, along) for along in HEAD_SEARCH_MM])
+    bgr, inside, _ = view.sample(_to_table(b, False, places))  # one sampling: each costs a lens projection
+    n = len(ring) + len(body)
+    lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
+    inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
+    head, grey = np.median(lin[:, :len(ring)], axis=1), np.median(lin[:, len(ring):], axis=1)
+    blue, green, red = head[:, 0], head[:, 1], head[:, 2]
+    found = (green > HEAD_GREEN * np.maximum(red, blue)) & (green > HEAD_LIGHTER * grey.max(axis=1)) & inside
+    return bool(found.any())
+
+
+def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:
     """The value of an energy card face, or None when it cannot be read for sure."""
-    got = _value_patch(view, b, _upside_down(view, b))
+    got = _value_patch(view, b, _upside_down(view, b) if flip is None else flip)
     if got is None:
         return None
     ink, off = got

@@ -37,6 +37,9 @@ PRINT_SHARE = 0.93  # the share of a tile's hexagon in its colour (rays are its 
 MIN_FILL = 0.3  # of PRINT_SHARE: less of a cell in a colour is not a tile (a card, a hand over it)
 WHOLE_FILL = 0.87  # of PRINT_SHARE: a tile this complete is measured on its own; below, it is partly hidden
 CELL_RINGS = 3  # cells searched around the seeds
+OWN_AGREES_MM = 2.0  # a whole tile's centroid this near the covering place is taken (the map's pixel is 2 mm)
+SLIDE_MM = 12.0  # a partly hidden tile may lie this far off its lattice cell (tiles are pushed by hand)
+COVER_SLACK = 0.01  # of a hexagon's area: hexagon places covering this nearly all the colour seen are ties
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,15 @@ def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, pp
         done.add(int(e))
         centre = _cell_centre(cells[c], origin, angle)
         snapped = True
+        covering = _covering_centre(cmap, energies[e], centre, angle, mm_to_px, px_to_mm, ppm)
         if share >= WHOLE_FILL:
-            centre = _own_centre(cmap, energies[e], centre, angle, mm_to_px, px_to_mm, ppm)
+            own = _own_centre(cmap, energies[e], centre, angle, mm_to_px, px_to_mm, ppm)
+            # The centroid is the finer measure, unless something over the tile's edge (a hand,
+            # a card) pulls it off the place its hexagon covers.
+            centre = own if math.dist(own, covering) <= OWN_AGREES_MM else covering
             snapped = False
+        else:
+            centre = covering
         out.append(HexFit(energies[e], (float(centre[0]), float(centre[1])), angle, float(share), snapped))
     return out
 
@@ -255,6 +264,35 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
         counts = np.bincount(lab[lab >= 0].astype(int), minlength=len(cmap.names))[:n]
         out[ci] = counts / total
     return out
+
+
+def _covering_centre(cmap: ClassMap, energy: str, cell_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,
+                     ppm: float) -> np.ndarray:
+    """A partly hidden tile's centre: of the places near its lattice cell where its hexagon takes in
+    all of its colour that shows, the one nearest the cell. Its visible edges hold it (a tile pushed
+    off the lattice is found where it is); the hidden part, which a centroid would miss, cannot pull
+    it; a slide towards the hidden side, which no edge stops, is not taken."""
+    k = max(3, int(round(CLOSE_MM * ppm)) | 1)
+    poly = mm_to_px(_hexagon_mm(np.asarray(cell_mm, dtype=np.float64), angle, 1.0))
+    c_px = poly.mean(axis=0)
+    reach = int(math.ceil(SLIDE_MM * ppm)) + 1
+    half = int(math.ceil(np.abs(poly - c_px).max())) + reach + k
+    h, w = cmap.labels.shape
+    x0, y0 = int(round(c_px[0])) - half, int(round(c_px[1])) - half
+    if x0 < 0 or y0 < 0 or x0 + 2 * half + 1 > w or y0 + 2 * half + 1 > h:
+        return np.asarray(cell_mm, dtype=np.float64)  # at the map's edge: the cell it is
+    mask = cmap.mask(energy)[y0:y0 + 2 * half + 1, x0:x0 + 2 * half + 1]
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    kernel = np.zeros((2 * (half - reach) + 1,) * 2, np.float32)
+    cv2.fillConvexPoly(kernel, np.round(poly - c_px + (half - reach)).astype(np.int32), 1.0)
+    cover = cv2.filter2D(mask.astype(np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    near = np.hypot(xx, yy) <= SLIDE_MM * ppm
+    best = float(cover[near].max())
+    ties = near & (cover >= best - COVER_SLACK * float(kernel.sum()))
+    d = np.where(ties, np.hypot(xx + (c_px[0] - round(c_px[0])), yy + (c_px[1] - round(c_px[1]))), np.inf)
+    iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)
+    return px_to_mm(np.array([[x0 + ix, y0 + iy]], dtype=np.float64))[0]
 
 
 def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,

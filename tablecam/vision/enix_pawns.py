@@ -40,19 +40,34 @@ DARK_RIM = 0.85  # the rim's brightness over the top's, in a direction, to count
 MIN_DARK_DIRECTIONS = 10  # of 12
 NEAR_SLACK_DIRECTIONS = 3  # a peak with this many fewer dark directions is still refined...
 NEAR_BLACK = 1.5  # ... as is one whose top is nearly black (BLACK_TOP times this)
+RIM_AT_MM = (7.0, 2.0)  # where a pawn's rim is darkest (its shaded edge): 5-8 mm from its centre
 MID_OVER_TOP = 0.45  # 4 mm out, a pawn's dome is still this bright (a path point's ring is darker)
 MID_OVER_RIM = 1.5  # ... and brighter than its rim by this
-MAX_RIM_RESIDUAL = 0.25  # the rim's colour as the top's in shade
+MAX_RIM_RESIDUAL = 0.3
 BLACK_TOP = 0.07  # linear luminance: a black pawn's top
 BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
-BLACK_BRIGHT_DIRECTIONS = 9  # ... in this many of 12 directions (other pawns may stand beside it)
+BLACK_BRIGHT_DIRECTIONS = 9
+DARK_BODY = 0.35  # linear luminance: a dark pawn's body (2.5-6 mm out) under the brightest lamp...
+DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter  # ... in this many of 12 directions (other pawns may stand beside it)
 MAX_COLOUR_RESIDUAL = 0.3
 DARK_REF = 0.05  # a pawn colour no brighter than this (linear) is dark (black, dark brown)...
 W_MAX_DARK = 0.4  # ... and its gloss adds at most this much white (a white pawn's lit top is brighter)
 PEAK_MM = 3.0  # candidate peaks at least this far apart
-REFINE_MM = 0.5  # each candidate is checked this far around its peak
+REFINE_MM = 1.0  # each candidate is checked this far around its peak...
+REFINE_STEP_MM = 0.5  # ... this far apart (a dome reads as one over a millimetre or so)
 APART_MM = 11.0  # two pawns' centres are at least this far apart (16 mm discs, overlapping a little at most)
-REACH_MM = 48.0  # pawns are looked for within this distance of a tile's centre
+REACH_MM = 48.0
+GROUND_RADII = tuple(np.arange(9.5, 13.01, 0.5))  # just round a pawn (its radius is 8 mm)
+MIN_GROUND = 0.25  # share of that ring its tile's print must fill
+PRINT_WHITE = (244, 242, 240)
+CONTINUE_RADII = (10.5, 11.5, 12.5)  # just beyond a pawn's rim...
+SAME_COLOUR = 0.06  # ... the top's colour again (fit residual under this) in two neighbouring directions: a finger
+TILE_SURFACE_RADII = tuple(np.arange(25.0, 40.01, 1.5))
+PRINT_LUM = 0.4  # a top at least this bright (of the tile's surface) and of the tile's colour is print  # the sources' white (sRGB BGR, white-balanced)
+CAP_CORE_MM = 14.0  # the cap's middle, well inside its 17 mm radius...
+CAP_SHARE_MIN = 0.6  # ... at least this share of it dark grey...
+CAP_MAX_CHROMA = 0.3  # ... (channel spread over the brightest channel at most this...
+CAP_MAX_SRGB = 160  # ... and no channel brighter than this, white-balanced: a source's ring is ~240)  # pawns are looked for within this distance of a tile's centre
 
 # Model pawn colours: the seed names none; these are the simulator's, chosen apart from every
 # energy colour (rules/enix/energies.py names the same). A set of other colours is taught.
@@ -74,30 +89,40 @@ def pawn_palette(colours=None) -> tuple[tuple[str, ...], np.ndarray]:
     return names, refs
 
 
-def find_pawns(view, tile_centres: list[tuple[float, float]], names: tuple[str, ...], refs: np.ndarray,
-               angle_deg: float = 0.0) -> list[Pawn]:
-    """Pawns within reach of the given tile centres (table mm)."""
+def tile_patches(view, tile_centres: list[tuple[float, float]], angle_deg: float = 0.0) -> list[np.ndarray]:
+    """The raw frame around each tile centre (table mm), PATCH_MM square at READ_PX_PER_MM,
+    white-balanced: what the pawns and the cap are read from."""
     if not tile_centres:
         return []
-    n = int(round(PATCH_MM * READ_PX_PER_MM))
     patches = square_patches(view.frame, view.fix.table_to_image, np.array(tile_centres), angle_deg, PATCH_MM,
                              READ_PX_PER_MM)
+    return [cv2.LUT(p, view.lut) if view.lut is not None else p for p in patches]
+
+
+def find_pawns(patches: list[np.ndarray], tile_centres: list[tuple[float, float]], names: tuple[str, ...],
+               refs: np.ndarray, tile_colours: np.ndarray | None = None, angle_deg: float = 0.0) -> list[Pawn]:
+    """Pawns within reach of the given tile centres (table mm), read from their `tile_patches`.
+    `tile_colours` (sRGB BGR, one per tile): a dome whose top is its tile's own colour rather than
+    any pawn's is the tile's print (its source's inner disc), unless a pawn has that colour too."""
     found: list[Pawn] = []
-    for centre, patch in zip(tile_centres, patches):
-        if view.lut is not None:
-            patch = cv2.LUT(patch, view.lut)
+    for k, (centre, patch) in enumerate(zip(tile_centres, patches)):
         lum = _luminance(patch)
-        for (px, py), colour in _pawns_in_patch(patch, lum, names, refs):
-            local = (np.array([px, py]) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2
-            a = math.radians(angle_deg)
-            mm = (centre[0] + local[0] * math.cos(a) - local[1] * math.sin(a),
-                  centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a))
+        tile = None if tile_colours is None else np.asarray(tile_colours[k], np.float32)
+        for (px, py), colour in _pawns_in_patch(patch, lum, names, refs, tile):
+            mm = _patch_to_mm(centre, px, py, angle_deg)
             if math.dist(mm, centre) > REACH_MM:
                 continue
             if any(math.dist(mm, p.centre) < APART_MM for p in found):
                 continue  # the same pawn seen from the patch of a neighbouring tile
-            found.append(Pawn(colour, (float(mm[0]), float(mm[1]))))
+            found.append(Pawn(colour, mm))
     return found
+
+
+def _patch_to_mm(centre, px: float, py: float, angle_deg: float) -> tuple[float, float]:
+    local = (np.array([px, py]) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2
+    a = math.radians(angle_deg)
+    return (float(centre[0] + local[0] * math.cos(a) - local[1] * math.sin(a)),
+            float(centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a)))
 
 
 def _luminance(bgr: np.ndarray) -> np.ndarray:
@@ -105,7 +130,50 @@ def _luminance(bgr: np.ndarray) -> np.ndarray:
     return (0.0722 * lin[..., 0] + 0.7152 * lin[..., 1] + 0.2126 * lin[..., 2]).astype(np.float32)
 
 
-def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs) -> list[tuple[tuple[float, float], str | None]]:
+def _refined(patch: np.ndarray, lum: np.ndarray, peaks: list[tuple[int, int]], ox: np.ndarray,
+             oy: np.ndarray) -> list[tuple[int, tuple[float, int, int, bool]]]:
+    """Per peak that has one: (its index, (quality, x, y, dark only)) of its clearest dome among the
+    offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a small pawn's
+    centre the rim ring already takes in the tile around it, so the clearest alone may fail: every
+    domed point is checked at once (one colour fit), then each peak takes its best."""
+    px = (np.array([k[0] for k in peaks])[:, None] + ox[None, :]).ravel()
+    py = (np.array([k[1] for k in peaks])[:, None] + oy[None, :]).ravel()
+    quality, needs_dark = _dome(lum, px, py)
+    quality, needs_dark = quality.reshape(len(peaks), -1), needs_dark.reshape(len(peaks), -1)
+    domed = np.flatnonzero(np.isfinite(quality.ravel()))
+    rim_ok = np.zeros(quality.size, bool)
+    rim_ok[domed] = _same_colour_rims(patch, np.rint(px[domed]).astype(int), np.rint(py[domed]).astype(int))
+    good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
+    out = []
+    for i in np.flatnonzero(np.isfinite(good).any(axis=1)):
+        j = int(np.argmax(good[i]))
+        k = i * quality.shape[1] + j
+        out.append((int(i), (float(good[i, j]), int(round(px[k])), int(round(py[k])), bool(needs_dark[i, j]))))
+    return out
+
+
+def _distinct_tile_colour(tile_bgr, refs: np.ndarray) -> np.ndarray | None:
+    """The tile's colour when no pawn colour explains it (else None: the tile's print and a pawn of
+    its colour cannot be told apart by colour)."""
+    tile = np.asarray(tile_bgr, np.float32).reshape(1, 3)
+    if (fit_residuals(tile, refs)[0] < MAX_COLOUR_RESIDUAL).any():
+        return None
+    return tile[0]
+
+
+def _tile_luminance(patch: np.ndarray, lum: np.ndarray, tile: np.ndarray) -> float | None:
+    """How bright the tile's own colour is in this patch (its surface 25-40 mm from the centre,
+    between the rays): the source's inner disc, printed in that colour, is about as bright."""
+    c = (patch.shape[1] - 1) / 2.0
+    pix = _spokes(patch, np.array([c]), np.array([c]), TILE_SURFACE_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
+    lums = _spokes(lum, np.array([c]), np.array([c]), TILE_SURFACE_RADII, READ_PX_PER_MM)[0].ravel()
+    own = fit_residuals(pix.astype(np.float32), tile[None], w_max=0.0)[:, 0] < MAX_COLOUR_RESIDUAL
+    return float(np.median(lums[own])) if own.sum() >= 6 else None
+
+
+def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs,
+                    tile: np.ndarray | None = None) -> list[tuple[tuple[float, float], str | None]]:
+    """Pawns in one tile's patch: (patch pixel, colour name or None). `tile`: the tile's sRGB BGR."""
     ppm = READ_PX_PER_MM
 
     # Round kernels (a dome is round; square boxes lean its peak off its centre). A black pawn has
@@ -134,30 +202,69 @@ def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs) -> list[tup
     if not keep:
         return []
     # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
-    # small neighbourhood and moved to where the dome looks clearest.
-    offsets = np.arange(-REFINE_MM, REFINE_MM + 1e-9, 0.5) * ppm
-    ox, oy = np.meshgrid(offsets, offsets)
-    px = (np.array([k[0] for k in keep])[:, None] + ox.ravel()[None, :]).ravel()
-    py = (np.array([k[1] for k in keep])[:, None] + oy.ravel()[None, :]).ravel()
-    quality = _dome(lum, px, py).reshape(len(keep), -1)
-    # The clearest dome whose rim is its top in shade: half a millimetre off a small pawn's centre
-    # the rim ring already takes in the tile around it, so the clearest alone may fail. Every
-    # domed point is checked at once (one colour fit), then each candidate takes its best.
-    domed = np.flatnonzero(np.isfinite(quality.ravel()))
-    rim_ok = np.zeros(quality.size, bool)
-    rim_ok[domed] = _same_colour_rims(patch, np.rint(px[domed]).astype(int), np.rint(py[domed]).astype(int))
-    good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
-    checked = []
-    for i in np.flatnonzero(np.isfinite(good).any(axis=1)):
-        j = int(np.argmax(good[i]))
-        checked.append((float(good[i, j]), int(round(px[i * quality.shape[1] + j])),
-                        int(round(py[i * quality.shape[1] + j]))))
+    # small neighbourhood and moved to where the dome looks clearest - first within half a
+    # millimetre, then (only the peaks not settled so) out to REFINE_MM.
+    steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
+    ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
+    inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
+    checked = _refined(patch, lum, keep, ox[inner] * ppm, oy[inner] * ppm)
+    settled = {i for i, _ in checked}
+    # Print that passed the loose look above rarely has a rim dark all round: only such peaks
+    # (and near-black ones) are worth the wider look.
+    rest = [i for i in range(len(keep)) if i not in settled]
+    if rest:
+        strict = _near_dome(lum, np.array([keep[i][0] for i in rest]), np.array([keep[i][1] for i in rest]), 0)
+        rest = [i for i, ok in zip(rest, strict) if ok]
+    outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
+    if rest and outer.any():
+        checked += [(rest[i], c) for i, c in _refined(patch, lum, [keep[i] for i in rest], ox[outer] * ppm,
+                                                         oy[outer] * ppm)]
     out: list[tuple[tuple[float, float], str | None]] = []
-    for _, x, y in sorted(checked, reverse=True):
+    own, own_lum, looked = None, None, False  # the tile's colour and brightness, for the first dome that needs them
+    dark_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
+    for _, (_, x, y, dark_only) in sorted(checked, key=lambda c: c[1][0], reverse=True):
         if any(math.hypot(x - ox_, y - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
             continue  # the clearer of two overlapping domes is the pawn
-        out.append(((float(x), float(y)), _colour(patch, x, y, names, refs)))
+        if tile is not None and _ground_share(patch, x, y, tile) < MIN_GROUND:
+            continue  # no tile round it: a fingertip, a knuckle
+        if _continues(patch, x, y):
+            continue  # its colour goes on past its rim: a finger, not a disc
+        # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a like
+        # hue - brown on orange - is a pawn).
+        if tile is not None and not looked:
+            own = _distinct_tile_colour(tile, refs)
+            own_lum = None if own is None else _tile_luminance(patch, lum, own)
+            looked = True
+        print_like = own if own_lum is not None and lum[y, x] >= PRINT_LUM * own_lum else None
+        colour = _colour(patch, x, y, names, refs, print_like)
+        if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]):
+            continue
+        if colour is not _PRINT:
+            out.append(((float(x), float(y)), colour))
     return out
+
+
+def _continues(patch: np.ndarray, x: int, y: int) -> bool:
+    """Whether the top's colour goes on beyond a pawn's rim (CONTINUE_RADII) in two neighbouring
+    directions: a finger does, a pawn does not (no two pawns share a colour and none has a tile's).
+    A white top is let be: a white pawn on a source stands against the source's white."""
+    spokes = _spokes(patch, np.array([x]), np.array([y]), (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)[0]
+    top = np.median(spokes[:3].reshape(-1, 3).astype(np.float32), axis=0)
+    if fit_residuals(top[None], np.array([PRINT_WHITE], np.float32))[0, 0] < MAX_COLOUR_RESIDUAL:
+        return False
+    beyond = np.median(spokes[3:].astype(np.float32), axis=0)  # (directions, 3)
+    same = fit_residuals(beyond, top[None], k_range=(0.3, 1.5), w_max=0.0)[:, 0] < SAME_COLOUR
+    return bool((same & np.roll(same, 1)).any())
+
+
+def _ground_share(patch: np.ndarray, x: int, y: int, tile: np.ndarray) -> float:
+    """The share of the ring just round a pawn (GROUND_MM) that is its tile's print: the tile's
+    colour, its rays (that colour lightened) or its source's white. A pawn stands on a tile and
+    leaves some of it in view however crowded (bench seeds below 100000: 0.35 and up but one in
+    700); a hand's fingertip is skin all round (most under 0.2)."""
+    ring = _spokes(patch, np.array([x]), np.array([y]), GROUND_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
+    res = fit_residuals(ring.astype(np.float32), np.array([tile, PRINT_WHITE], np.float32))
+    return float((res.min(axis=1) < MAX_COLOUR_RESIDUAL).mean())
 
 
 def _ring_means(lum: np.ndarray, rings: tuple[tuple[float, float], ...], ppm: float) -> list[np.ndarray]:
@@ -230,7 +337,7 @@ def _spoke_offsets(radii: tuple[float, ...], ppm: float) -> tuple[np.ndarray, np
     return dx, dy
 
 
-def _near_dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _near_dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray, slack: int = NEAR_SLACK_DIRECTIONS) -> np.ndarray:
     """Per point: whether a dome could be read close by (what `_dome` asks, loosely: a rim darker
     than the top in most directions, or a top nearly black)."""
     radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
@@ -238,17 +345,19 @@ def _near_dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = prof[:, radii >= RIM_RADII_MM[0]].mean(axis=1)
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
-    return (dark >= MIN_DARK_DIRECTIONS - NEAR_SLACK_DIRECTIONS) | (top < NEAR_BLACK * BLACK_TOP)
+    return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
 
 
-def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How clearly a pawn stands at each (x, y) (NaN: not a pawn), from brightness along 12
-    directions out to 10 mm.
+    directions out to 10 mm; and whether that pawn, if it is one, must be of a dark colour.
 
     A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
     ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
     black pawn: a dark top with much brighter surroundings 9-10 mm out (the cap, three times as
-    wide, is still black there)."""
+    wide, is still black there). A dark pawn under a bright lamp: its gloss lifts its top well above
+    black, but its body (2.5-6 mm out) stays dark against much brighter surroundings; only a pawn
+    of a dark colour (its colour is checked) is taken that way."""
     prof = _spokes(lum, x, y, tuple(_RADII), READ_PX_PER_MM)  # (points, radii, directions)
     top = prof[:, _RADII <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = prof[:, (_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1])].mean(axis=1)
@@ -263,12 +372,18 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     darkest = _RADII[band][np.argmin(prof[:, band], axis=1)]  # (points, directions)
     round_rim = (np.abs(darkest - np.median(darkest, axis=1, keepdims=True)) <= 1.0).sum(axis=1)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
-                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(np.median(darkest, axis=1) - 6.5) <= 1.5))
+                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(np.median(darkest, axis=1) - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
     bright_around = (far.max(axis=1) >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
-    safe_top = np.maximum(top, 1e-6)
-    return np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
-                    np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5, np.nan))
+    body = prof[:, (_RADII >= 2.5) & (_RADII <= 6.0)].reshape(len(prof), -1).mean(axis=1)
+    bright_body = (far.max(axis=1) >= BLACK_SURROUND * body[:, None]).sum(axis=1)
+    dark_body = ((body < DARK_BODY) & (top <= DARK_TOP_OVER_BODY * body)
+                 & (bright_body >= BLACK_BRIGHT_DIRECTIONS) & ~coloured & ~black)
+    safe_top, safe_body = np.maximum(top, 1e-6), np.maximum(body, 1e-6)
+    quality = np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
+                       np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
+                                np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
+    return quality, dark_body
 
 
 def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -288,7 +403,10 @@ def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nda
     return res < MAX_RIM_RESIDUAL
 
 
-def _colour(patch: np.ndarray, x: int, y: int, names, refs) -> str | None:
+_PRINT = "print"  # _colour's answer for a top of the tile's own colour
+
+
+def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:
     r = int(round(3.0 * READ_PX_PER_MM))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     inside = yy * yy + xx * xx <= r * r
@@ -299,11 +417,19 @@ def _colour(patch: np.ndarray, x: int, y: int, names, refs) -> str | None:
     dark = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
     res = fit_residuals(colour[None], refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))[0]
     best = int(np.argmin(res))
+    if tile is not None and fit_residuals(colour[None], tile[None])[0, 0] < res[best]:
+        return _PRINT
     return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
 
 
-def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, float] | None:
-    """The cap: the black disc of its size (pawns standing on its edge dent it a little)."""
+def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float, patches: list[np.ndarray] = (),
+             tile_centres: list[tuple[float, float]] = ()) -> tuple[float, float] | None:
+    """The cap: the black disc of its size in the coarse map (pawns standing on its edge dent it a
+    little); else, as the cap is only ever put on a tile, a tile whose middle is covered by it."""
+    return _cap_in_map(black_mask, px_to_mm, ppm) or _cap_on_tiles(patches, tile_centres)
+
+
+def _cap_in_map(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, float] | None:
     k = max(3, int(round(3.0 * ppm)) | 1)
     mask = cv2.morphologyEx(black_mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -318,3 +444,34 @@ def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, float
         return None
     c = px_to_mm(centroids[best][None])[0]
     return float(c[0]), float(c[1])
+
+
+@lru_cache(maxsize=4)
+def _patch_radii(n: int) -> np.ndarray:
+    """Distance (mm) of each pixel of an n x n patch from its centre."""
+    yy, xx = (np.mgrid[0:n, 0:n] + 0.5) / READ_PX_PER_MM - n / READ_PX_PER_MM / 2
+    r = np.hypot(xx, yy)
+    r.setflags(write=False)  # shared between calls
+    return r
+
+
+def _cap_on_tiles(patches: list[np.ndarray], tile_centres) -> tuple[float, float] | None:
+    """The cap seen in the tiles' patches: its glossy top is lit grey as often as black (the coarse
+    map then names it no colour), but it is always grey - no tile's print, no pawn but the black
+    one - and darker than a source's white ring. A tile whose middle is mostly such grey wears
+    the cap (bench seeds below 100000: 0.76-1.0 on the cap's tile, 5 %-95 %; at most 0.51 elsewhere,
+    under a hand); its centre is that grey's centroid near the tile's centre."""
+    best, best_share = None, CAP_SHARE_MIN
+    for centre, patch in zip(tile_centres, patches):
+        r = _patch_radii(patch.shape[0])
+        near = r < CAP_MM / 2 + 4.0
+        near[1::2, :] = False  # every other row and column: plenty for a 34 mm disc, a quarter the work
+        near[:, 1::2] = False
+        p = patch[near].astype(np.float32)
+        hi, lo = p.max(axis=1), p.min(axis=1)
+        grey = ((hi - lo) < CAP_MAX_CHROMA * np.maximum(hi, 1.0)) & (hi < CAP_MAX_SRGB)
+        share = float(grey[r[near] < CAP_CORE_MM].mean())
+        if share > best_share:
+            ys, xs = np.nonzero(near)
+            best, best_share = _patch_to_mm(centre, float(xs[grey].mean()), float(ys[grey].mean()), 0.0), share
+    return best

@@ -42,8 +42,17 @@ CARD_TOLERANCE_MM = (9.0, 14.0)  # a blob may be this much smaller / larger than
 MIN_CARD_FILL = 0.6  # of its bounding box
 MIN_KIND_SHARE = 0.45  # of a card's middle in one kind, to name the card after it
 DENSITY_MM = 10.0  # a card's label is judged by its share over squares of this side...
+# ... smaller for the energy faces: their white caption band leaves strips of colour only 4.5 mm
+# wide at its ends, which a larger square thins away, cutting the face in two
+FACE_DENSITY_MM = 6.0
 DENSITY = 0.45  # ... which must reach this
 ROW_GAP_MM = 10.0  # between cards laid side by side
+CAPTION_GAP_MM = 18.0  # closes the caption band (14 mm) between a face's two pieces
+ROW_TILT_MM = 6.0  # a row of faces is this much deeper than one: each is turned its own way
+HEAD_MM = 26.0  # the goblin's head on an ENIX face (enix.md model): a green disc...
+HEAD_AT_MM = 6.0  # ... this far below the face's centre
+HEAD_AREA = (0.4, 1.8)  # a head's blob may be this share of the disc's area: blur, the eyes
+FRAME_SHARE = 0.3  # of a face's outline that must be the print's white around a head
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,7 +66,7 @@ class ClassMap:
 
 @dataclass(frozen=True)
 class CardBlob:
-    kind: str  # an energy name, "enix" or "back"
+    kind: str  # an energy name, "enix", "back", or "frame" (a white outline round a head: ENIX if it is green)
     centre: tuple[float, float]  # table mm
     angle: float  # direction of the card's long side, degrees in [0, 180)
 
@@ -118,6 +127,13 @@ def table_colours(top: np.ndarray, valid: np.ndarray, shades: int = 3) -> np.nda
     return np.vstack([median[None]] + [np.asarray(p)[None] for p in picks]).astype(np.float32)
 
 
+def _labelled(cmap: ClassMap, ids) -> np.ndarray:
+    """uint8 mask of the map's pixels labelled one of `ids` (a lookup: far cheaper than np.isin)."""
+    lut = np.zeros(256, np.uint8)
+    lut[np.asarray(ids, dtype=np.intp)] = 1
+    return lut[cmap.labels.view(np.uint8)]  # -1 (nothing fits) is 255: never an id
+
+
 def fill_holes(mask: np.ndarray) -> np.ndarray:
     """The mask with every region it encloses filled (the outside flooded from a padded border)."""
     h, w = mask.shape
@@ -146,42 +162,123 @@ def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]
     for group in (colourful,) + dark:
         if group:
             out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm, exclude))
+    if "enix" in kinds and "back" in kinds:
+        # A back's blue-grey reads, in shade or glare, as the ENIX grey or the cap's black in places
+        # (and an ENIX face's grey as the back's): too few of either kind alone for a card, the
+        # dark kinds together make one. Face or back is told in the raw frame (enix_cards.py).
+        out.extend(_card_blobs_of(cmap, ("back", "enix", "black"), px_to_mm, ppm, exclude, known=list(out)))
+    if "enix" in kinds:
+        out.extend(_framed_heads(cmap, px_to_mm, ppm, exclude, out))
+    return out
+
+
+def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, exclude: np.ndarray | None,
+                  known: list[CardBlob]) -> list[CardBlob]:
+    """ENIX faces whose grey the map takes for the table (a cloth of nearly their grey): a disc of
+    the head's size in an energy's colour (the goblin's green takes one) with a card's white
+    outline around it, at the best of its turns. Kind "frame": the raw frame must still show the
+    head's green (enix_cards.py) before it is a card."""
+    energy_ids = [i for i, n in enumerate(cmap.names) if n not in NEUTRALS]
+    head = _labelled(cmap, energy_ids)
+    if exclude is not None:
+        head[exclude > 0] = 0
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(head, connectivity=8)
+    disc = math.pi * (HEAD_MM / 2 * ppm) ** 2
+    size = HEAD_MM * ppm
+    white = cv2.dilate(cmap.mask("white"), np.ones((3, 3), np.uint8))
+    h, w = white.shape
+    # The face's white border: its middle line, a point every 2 mm.
+    hw, hh = CARD_MM[0] / 2 - CARD_BORDER_MM / 2, CARD_MM[1] / 2 - CARD_BORDER_MM / 2
+    xs, ys = np.arange(-hw, hw, 2.0), np.arange(-hh, hh, 2.0)
+    outline = np.concatenate([np.column_stack([xs, np.full_like(xs, -hh)]),
+                              np.column_stack([xs, np.full_like(xs, hh)]),
+                              np.column_stack([np.full_like(ys, -hw), ys]),
+                              np.column_stack([np.full_like(ys, hw), ys])])
+    turns = np.radians(np.arange(0.0, 180.0, 4.0))
+    # Each turn's long side towards the face's bottom, then the same turns the other way up.
+    down = np.concatenate([np.column_stack([np.cos(turns), np.sin(turns)]),
+                           -np.column_stack([np.cos(turns), np.sin(turns)])])
+    right = np.column_stack([-down[:, 1], down[:, 0]])
+    out: list[CardBlob] = []
+    area, longest = stats[:, cv2.CC_STAT_AREA], np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    heads = ((HEAD_AREA[0] * disc <= area) & (area <= HEAD_AREA[1] * disc)
+             & (0.6 * size <= longest) & (longest <= 1.5 * size))
+    heads[0] = False
+    for i in np.flatnonzero(heads):  # (the speckles are thousands: judged all at once)
+        # Every turn, either way up, at once: (poses, outline points, xy).
+        centres = centroids[i] - HEAD_AT_MM * ppm * down
+        px = np.rint(centres[:, None, :] + ppm * (outline[None, :, :1] * right[:, None, :]
+                                                   + outline[None, :, 1:] * down[:, None, :])).astype(int)
+        ok = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+        hits = np.where(ok, white[np.clip(px[..., 1], 0, h - 1), np.clip(px[..., 0], 0, w - 1)], 0)
+        shares = hits.sum(axis=1) / outline.shape[0]
+        best = int(np.argmax(shares))
+        if shares[best] < FRAME_SHARE:
+            continue
+        centre, angle = centres[best], math.degrees(turns[best % len(turns)])
+        mm = px_to_mm(np.array([centre]))[0]
+        if any(math.dist(mm, b.centre) < 0.5 * CARD_MM[0] for b in known + out):
+            continue
+        out.append(CardBlob("frame", (float(mm[0]), float(mm[1])), angle))
     return out
 
 
 def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
-                   exclude: np.ndarray | None = None) -> list[CardBlob]:
+                   exclude: np.ndarray | None = None, known: list[CardBlob] = ()) -> list[CardBlob]:
     """Cards whose face (or back) takes one of `kinds`: found by shape on all of them together, then
     each named by the kind most of its middle shows (a card's pixels may split between two close
     colours, orange and yellow, without the card being two cards)."""
     index = {cmap.names.index(k): ("enix" if k == "black" else k) for k in kinds}
-    mask = np.isin(cmap.labels, list(index)).astype(np.float32)
+    mask = _labelled(cmap, list(index)).astype(np.float32)
     if exclude is not None:
         mask[exclude > 0] = 0.0
     if not mask.any():
         return []
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
     # there, a card's own pixels (shading, glare, the table showing through) miss it here and there.
-    k = max(3, int(round(DENSITY_MM * ppm)) | 1)
+    colourful = not set(index.values()) <= set(NEUTRALS)
+    k = max(3, int(round((FACE_DENSITY_MM if colourful else DENSITY_MM) * ppm)) | 1)
     mask = (cv2.boxFilter(mask, -1, (k, k)) > DENSITY).astype(np.uint8)
     mask = fill_holes(mask)
+    face = (CARD_MM[0] - 2 * CARD_BORDER_MM, CARD_MM[1] - 2 * CARD_BORDER_MM) if kinds != ("back",) else CARD_MM
+    out, leftover = _cards_in_mask(cmap, index, mask, face, px_to_mm, ppm, known)
+    if colourful and leftover.any():
+        # A face cut in two (its caption band across it, the table's colour taking its narrow ends):
+        # its pieces lie a band's width apart, and are joined across it; faces joined so lie side by
+        # side, as a row the shape test splits.
+        k = max(3, int(round(CAPTION_GAP_MM * ppm)) | 1)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        joined = fill_holes(cv2.morphologyEx(leftover, cv2.MORPH_CLOSE, disc))
+        out += _cards_in_mask(cmap, index, joined, face, px_to_mm, ppm)[0]
+    return out
+
+
+def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm, ppm: float,
+                   known: list[CardBlob] = ()) -> tuple[list[CardBlob], np.ndarray]:
+    """The cards of a mask's blobs (but those where a known card lies already), and the mask of
+    the blobs that held none."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     smallest = 0.4 * (CARD_MM[0] - 2 * CARD_BORDER_MM) * (CARD_MM[1] - 2 * CARD_BORDER_MM) * ppm * ppm
     largest = 6 * CARD_MM[0] * CARD_MM[1] * ppm * ppm
-    face = (CARD_MM[0] - 2 * CARD_BORDER_MM, CARD_MM[1] - 2 * CARD_BORDER_MM) if kinds != ("back",) else CARD_MM
     out: list[CardBlob] = []
+    left = stats[:, cv2.CC_STAT_AREA] <= largest
+    left[0] = False
     for i in range(1, count):
         x, y, w, h, area = stats[i]
         if not smallest <= area <= largest:
             continue
         pts = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x, y)
         for centre, angle in _cards_in_blob(pts, face, ppm):
+            if known and min(math.dist(px_to_mm(np.array([centre]))[0], k.centre) for k in known) < 0.5 * CARD_MM[0]:
+                left[i] = False
+                continue
             kind = _main_kind(cmap, index, centre, angle, face, ppm)
             if kind is not None:
+                left[i] = False
                 centre = _kind_centre(cmap, cmap.names.index(kind), centre, angle, face, ppm)
                 mm = px_to_mm(np.array([centre]))[0]
                 out.append(CardBlob(kind, (float(mm[0]), float(mm[1])), angle))
-    return out
+    return out, left.astype(np.uint8)[labels]
 
 
 def _kind_centre(cmap: ClassMap, k: int, centre, angle: float, face, ppm: float) -> np.ndarray:
@@ -242,7 +339,7 @@ def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> li
     cards = []
     if _fits(long_mm, face[1]) and _fits(short_mm, face[0]):
         cards.append((centre + major * (a.max() + a.min()) / 2 + minor * mid_b, major))
-    elif _fits(short_mm, face[1]):
+    elif _fits(short_mm, face[1], ROW_TILT_MM):
         # Cards side by side along their short sides, joined: as many as fit, evenly spaced.
         n = int(round(long_mm / (face[0] + ROW_GAP_MM)))
         if n >= 2 and face[0] - CARD_TOLERANCE_MM[0] <= long_mm / n <= face[0] + ROW_GAP_MM + CARD_TOLERANCE_MM[1]:
@@ -253,5 +350,5 @@ def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> li
     return [(c, math.degrees(math.atan2(d[1], d[0])) % 180.0) for c, d in cards]
 
 
-def _fits(measured: float, expected: float) -> bool:
-    return -CARD_TOLERANCE_MM[0] <= measured - expected <= CARD_TOLERANCE_MM[1]
+def _fits(measured: float, expected: float, extra: float = 0.0) -> bool:
+    return -CARD_TOLERANCE_MM[0] <= measured - expected <= CARD_TOLERANCE_MM[1] + extra

@@ -53,22 +53,29 @@ def test_card_values_are_never_wrong(fixed_score):
     assert fixed_score.values_wrong == 0, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="pawns: 99 % asked; bench/stixx_enix_detect.py measures 94 % on unseen seeds "
-                                       "(pawns crowding a tile's source, and dark pawns, are missed)")
-def test_pawns_meet_the_threshold(fixed_score):
+def test_pawns_on_the_fixed_renders_are_all_found(fixed_score):
+    """Every pawn of these renders (crowded sources, dark pawns, the cap among them) is found with its
+    colour. Issue 8's 99 % is judged on unseen seeds by bench/stixx_enix_detect.py, which still
+    misses 2-3 % (a pawn hidden by its neighbours' shadows, a white pawn on a source's white ring)."""
+    assert fixed_score.pawns >= 20
     assert fixed_score.pawns_right / fixed_score.pawns >= 0.99, fixed_score.failures
+    assert fixed_score.pawns_invented <= 1, fixed_score.failures
+    assert fixed_score.caps_right == fixed_score.caps, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="card colours: 99 % asked; the bench measures 95-96 % (face-down stacks and "
-                                       "ENIX faces on cloths of their grey are missed; no card is given a wrong colour)")
+@pytest.mark.xfail(strict=True, reason="card colours: 99 % asked; the bench measures 98.6-99.3 % (face-down stacks "
+                                       "under the lamp's glare or on a slate cloth are missed; no card is given a "
+                                       "wrong colour); here one face-down stack of 55 cards is missed")
 def test_card_colours_meet_the_threshold(fixed_score):
     assert fixed_score.card_colours_right / fixed_score.cards >= 0.99, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="card values: 95 % asked; the bench reads 89 % (the rest null, two thirds of "
-                                       "them cards not found; none wrong)")
 def test_card_values_meet_the_threshold(fixed_score):
+    """95 % of the values the camera can see are read (bench/stixx_enix_detect.py: about 98 % on
+    unseen seeds), the rest null, none wrong."""
+    assert fixed_score.values >= 8
     assert fixed_score.values_right / fixed_score.values >= 0.95, fixed_score.failures
+    assert fixed_score.values_wrong == 0, fixed_score.failures
 
 
 # --- one tile set that differs from enix.md's ray table; a pawn of its tile's colour ---------------
@@ -143,6 +150,57 @@ def test_a_turn_agrees_only_with_the_sides_read():
     assert match_turns(read, row) == [2]
     read[0] = SideReading(None, False)
     assert 2 in match_turns(read, row)
+
+
+def _tile_patch(tile_bgr=(200, 90, 30)) -> np.ndarray:
+    """A tile's patch as the pawn reader sees it (2 px/mm, 92 mm): its colour, its source's white
+    ring (18 mm) round an inner disc of its colour (9 mm)."""
+    from tablecam.vision.enix_pawns import PATCH_MM, READ_PX_PER_MM
+
+    n = int(round(PATCH_MM * READ_PX_PER_MM))
+    patch = np.zeros((n, n, 3), np.uint8)
+    patch[:] = tile_bgr
+    c = (n // 2, n // 2)
+    import cv2
+
+    cv2.circle(patch, c, int(18 * READ_PX_PER_MM), (240, 242, 244), -1)
+    cv2.circle(patch, c, int(9 * READ_PX_PER_MM), tile_bgr, -1)
+    return patch
+
+
+def test_a_cap_lit_grey_is_found_on_its_tile():
+    """A glossy cap under a bright lamp is grey, not black (the coarse map names it no colour): it is
+    still found, on the tile whose middle it covers; a bare source is no cap."""
+    import cv2
+
+    from tablecam.vision.enix_pawns import READ_PX_PER_MM, find_cap
+
+    bare, capped = _tile_patch(), _tile_patch()
+    n = capped.shape[0]
+    cv2.circle(capped, (n // 2, n // 2), int(17 * READ_PX_PER_MM), (112, 110, 108), -1)
+    cv2.circle(capped, (n // 2 - 8, n // 2 - 8), int(4 * READ_PX_PER_MM), (150, 150, 150), -1)  # its gloss
+    no_black = np.zeros((50, 50), np.uint8)
+    centres = [(200.0, 250.0), (311.0, 250.0)]
+    cap = find_cap(no_black, lambda p: p, 0.5, [bare, capped], centres)
+    assert cap is not None and math.dist(cap, centres[1]) < 3.0
+    assert find_cap(no_black, lambda p: p, 0.5, [bare, bare], centres) is None
+
+
+def test_a_finger_is_no_pawn_but_a_round_disc_may_be():
+    """A fingertip ends in a dome too, but its colour goes on past where a pawn's rim would be."""
+    import cv2
+
+    from tablecam.vision.enix_pawns import READ_PX_PER_MM, _continues
+
+    skin = (70, 110, 170)
+    finger, disc = _tile_patch((60, 150, 40)), _tile_patch((60, 150, 40))
+    n = finger.shape[0]
+    x, y, r = n // 2 + 60, n // 2, int(8 * READ_PX_PER_MM)
+    cv2.circle(finger, (x, y), r, skin, -1)
+    cv2.rectangle(finger, (x, y - r), (n - 1, y + r), skin, -1)  # the finger runs off the patch
+    cv2.circle(disc, (x, y), r, skin, -1)
+    assert _continues(finger, x, y)
+    assert not _continues(disc, x, y)
 
 
 # --- hands, empty tables, other games, bad input ---------------------------------------------------

@@ -11,7 +11,8 @@ kept as PNG under --cache (lossless: the detector sees the very pixels) so a sec
 detects. The detector gets the camera's lens profile, as a calibrated tablecam has it. Tuning
 was done on seeds below 100000 and on the failures of 100000-100449 and 100500-100699; the
 failures of 200000-200199 were looked at (not tuned on: one board under a hand); seeds from
-300000 were only ever run through this script to be counted.
+300000 were only ever run through this script to be counted. Session 3 tuned on seeds 8000-8324 and on
+hand-over-the-board renders of seeds 60000-61059; 800000-800199 were first rendered for the final count.
 
 Timing is the `detect` call only, with OpenCV on one thread: wall clock and this process's CPU
 time (process_time, fairer when other jobs share the machine; both printed, with the load

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -111,10 +112,10 @@ def _seeds(cmap: ClassMap, energies: tuple[str, ...], ppm: float) -> list[_Seed]
         if cv2.countNonZero(mask) < 0.3 * AREA_MM2 * ppm * ppm:
             continue
         # Only around where the colour is (plus the band): most of the table holds none of it.
-        ys, xs = np.nonzero(mask)
+        bx, by, bw, bh = cv2.boundingRect(mask)  # its pixels' bounds (no list of them needed)
         pad = band_out // 2 + k
-        y0, x0 = max(int(ys.min()) - pad, 0), max(int(xs.min()) - pad, 0)
-        y1, x1 = min(int(ys.max()) + pad + 1, mask.shape[0]), min(int(xs.max()) + pad + 1, mask.shape[1])
+        y0, x0 = max(by - pad, 0), max(bx - pad, 0)
+        y1, x1 = min(by + bh + pad, mask.shape[0]), min(bx + bw + pad, mask.shape[1])
         mask = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, kernel)).astype(np.float32)
         fill_in = cv2.boxFilter(mask, -1, (inner, inner), borderType=cv2.BORDER_CONSTANT)
         ring = (cv2.boxFilter(mask, -1, (band_out, band_out), normalize=False, borderType=cv2.BORDER_CONSTANT)
@@ -135,14 +136,15 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
     x0, y0 = max(int(start[0] - 2 * r), 0), max(int(start[1] - 2 * r), 0)
     x1, y1 = min(int(start[0] + 2 * r) + 1, w), min(int(start[1] + 2 * r) + 1, h)
     sub = mask[y0:y1, x0:x1] > 0
-    yy, xx = np.mgrid[y0:y1, x0:x1]
+    yy, xx = np.ogrid[y0:y1, x0:x1]  # (a row and a column: the disc test broadcasts them)
     cx, cy = float(start[0]), float(start[1])
     blob = np.zeros_like(sub)
     for _ in range(3):
         blob = sub & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
-        if not blob.any():
+        ys, xs = np.nonzero(blob)
+        if len(ys) == 0:
             break
-        cy, cx = float(yy[blob].mean()), float(xx[blob].mean())
+        cy, cx = float((ys + y0).mean()), float((xs + x0).mean())
     return (cx, cy), float(blob.sum()) / (AREA_MM2 * ppm * ppm), blob
 
 
@@ -230,9 +232,16 @@ def _cells_near(centres_mm: np.ndarray, origin: np.ndarray, angle: float) -> lis
 
 def _hexagon_mm(centre: np.ndarray, angle: float, shrink: float = 1.0) -> np.ndarray:
     # Corners sit between the side normals: at -60 + angle + 60 k, at the circumradius.
-    return np.array([centre + shrink * SIDE_MM * np.array([math.cos(math.radians(-60.0 + angle + 60 * k)),
-                                                           math.sin(math.radians(-60.0 + angle + 60 * k))])
-                     for k in range(6)])
+    return np.asarray(centre) + shrink * SIDE_MM * _corner_directions(angle)
+
+
+@lru_cache(maxsize=8)
+def _corner_directions(angle: float) -> np.ndarray:
+    """(6, 2) unit vectors to a hexagon's corners (one frame asks for the same angle for every cell)."""
+    out = np.array([[math.cos(math.radians(-60.0 + angle + 60 * k)), math.sin(math.radians(-60.0 + angle + 60 * k))]
+                    for k in range(6)])
+    out.setflags(write=False)
+    return out
 
 
 def hexagons_mask(hexes: list[HexFit], shape: tuple[int, int], mm_to_px, grow: float = 1.04) -> np.ndarray:

@@ -125,8 +125,12 @@ def _patch_to_mm(centre, px: float, py: float, angle_deg: float) -> tuple[float,
             float(centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a)))
 
 
+# srgb_to_linear as a table for cv2.LUT: the same values, several times faster on a whole patch.
+_LINEAR_LUT = srgb_to_linear(np.arange(256, dtype=np.uint8)).reshape(1, 256)
+
+
 def _luminance(bgr: np.ndarray) -> np.ndarray:
-    lin = srgb_to_linear(bgr)
+    lin = cv2.LUT(bgr, _LINEAR_LUT) if bgr.dtype == np.uint8 else srgb_to_linear(bgr)
     return (0.0722 * lin[..., 0] + 0.7152 * lin[..., 1] + 0.2126 * lin[..., 2]).astype(np.float32)
 
 
@@ -323,7 +327,28 @@ def _spokes(image: np.ndarray, x, y, radii: tuple[float, ...], ppm: float) -> np
     dx, dy = _spoke_offsets(radii, ppm)
     x = np.rint(np.asarray(x)).astype(np.intp).reshape(-1, 1, 1)
     y = np.rint(np.asarray(y)).astype(np.intp).reshape(-1, 1, 1)
-    return image[np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)]
+    reach = _spoke_reach(radii, ppm)
+    # One flat index per pixel (a single gather is several times faster than indexing by y and x).
+    if len(x) and x.min() >= reach and y.min() >= reach and x.max() < w - reach and y.max() < h - reach:
+        index = (y * w + x) + _flat_offsets(radii, ppm, w)  # every spoke inside the image: nothing to clamp
+    else:
+        index = np.clip(y + dy, 0, h - 1) * w + np.clip(x + dx, 0, w - 1)
+    return np.take(image.reshape((h * w,) + image.shape[2:]), index, axis=0)
+
+
+@lru_cache(maxsize=16)
+def _flat_offsets(radii: tuple[float, ...], ppm: float, width: int) -> np.ndarray:
+    dx, dy = _spoke_offsets(radii, ppm)
+    out = dy * width + dx
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _spoke_reach(radii: tuple[float, ...], ppm: float) -> int:
+    """The farthest a spoke's pixel lies from its point, in whole pixels along x or y."""
+    dx, dy = _spoke_offsets(radii, ppm)
+    return int(max(np.abs(dx).max(), np.abs(dy).max()))
 
 
 @lru_cache(maxsize=8)
@@ -359,24 +384,27 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
     black, but its body (2.5-6 mm out) stays dark against much brighter surroundings; only a pawn
     of a dark colour (its colour is checked) is taken that way."""
     prof = _spokes(lum, x, y, tuple(_RADII), READ_PX_PER_MM)  # (points, radii, directions)
-    top = prof[:, _RADII <= 2.0].reshape(len(prof), -1).mean(axis=1)
-    rim_dirs = prof[:, (_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1])].mean(axis=1)
-    rim = np.median(rim_dirs, axis=1)
-    mid = prof[:, (_RADII >= 3.5) & (_RADII <= 4.5)].reshape(len(prof), -1).mean(axis=1)
-    far = prof[:, _RADII >= 9.0]
-    out = far.reshape(len(prof), -1).mean(axis=1)
+    n = len(prof)
+    # Slices of the radii (views, not copies: _RADII rise by 0.5 mm from 0).
+    top = prof[:, _R_TOP].reshape(n, -1).mean(axis=1)
+    rim_dirs = prof[:, _R_RIM].mean(axis=1)
+    rim = _median(rim_dirs)
+    mid = prof[:, _R_MID].reshape(n, -1).mean(axis=1)
+    far = prof[:, _R_FAR]
+    out = far.reshape(n, -1).mean(axis=1)
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
     # Where each direction is darkest (3-9 mm out): all round a pawn, at its rim; elsewhere (a
     # tile's white source ring between its dark centre and dark edge) at different distances.
-    band = (_RADII >= 3.0) & (_RADII <= 9.0)
-    darkest = _RADII[band][np.argmin(prof[:, band], axis=1)]  # (points, directions)
-    round_rim = (np.abs(darkest - np.median(darkest, axis=1, keepdims=True)) <= 1.0).sum(axis=1)
+    darkest = _RADII[_R_BAND][np.argmin(prof[:, _R_BAND], axis=1)]  # (points, directions)
+    darkest_median = _median(darkest)
+    round_rim = (np.abs(darkest - darkest_median[:, None]) <= 1.0).sum(axis=1)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
-                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(np.median(darkest, axis=1) - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
-    bright_around = (far.max(axis=1) >= BLACK_SURROUND * top[:, None]).sum(axis=1)
+                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
+    far_max = far.max(axis=1)
+    bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
-    body = prof[:, (_RADII >= 2.5) & (_RADII <= 6.0)].reshape(len(prof), -1).mean(axis=1)
-    bright_body = (far.max(axis=1) >= BLACK_SURROUND * body[:, None]).sum(axis=1)
+    body = prof[:, _R_BODY].reshape(n, -1).mean(axis=1)
+    bright_body = (far_max >= BLACK_SURROUND * body[:, None]).sum(axis=1)
     dark_body = ((body < DARK_BODY) & (top <= DARK_TOP_OVER_BODY * body)
                  & (bright_body >= BLACK_BRIGHT_DIRECTIONS) & ~coloured & ~black)
     safe_top, safe_body = np.maximum(top, 1e-6), np.maximum(body, 1e-6)
@@ -386,6 +414,29 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
     return quality, dark_body
 
 
+def _radii_slice(lo: float, hi: float) -> slice:
+    """The slice of _RADII from lo to hi mm (both included)."""
+    at = np.flatnonzero((_RADII >= lo) & (_RADII <= hi))
+    return slice(int(at[0]), int(at[-1]) + 1)
+
+
+_R_TOP, _R_RIM, _R_MID = _radii_slice(0.0, 2.0), _radii_slice(*RIM_RADII_MM), _radii_slice(3.5, 4.5)
+_R_FAR, _R_BAND, _R_BODY = _radii_slice(9.0, _RADII[-1]), _radii_slice(3.0, 9.0), _radii_slice(2.5, 6.0)
+
+
+def _median(a: np.ndarray) -> np.ndarray:
+    """np.median(a, axis=1), the same values (middle one, or the mean of the middle two, in a's
+    dtype) by one sort: np.median's own overhead is most of its cost on the few values per point
+    read here, and it is called for every candidate."""
+    n = a.shape[1]
+    s = np.sort(a, axis=1)
+    return s[:, n // 2] if n % 2 else (s[:, n // 2 - 1] + s[:, n // 2]) / 2
+
+
+_TOP_RING = tuple(np.linspace(0.0, 2.0, 3))  # where `_same_colour_rims` reads a top...
+_RIM_RING = tuple(np.linspace(*RIM_RADII_MM, 3))  # ... and its rim
+
+
 def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per point (x, y arrays, patch pixels): whether a pawn's rim there would be its top in shade,
     the same colour, darker. (The end of a ray by a tile's source looks domed too, but its surround
@@ -393,11 +444,11 @@ def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nda
     if len(x) == 0:
         return np.zeros(0, bool)
 
-    def ring(r0: float, r1: float) -> np.ndarray:
-        spokes = _spokes(patch, x, y, tuple(np.linspace(r0, r1, 3)), READ_PX_PER_MM)
-        return np.median(spokes.reshape(len(spokes), -1, 3).astype(np.float32), axis=1)
+    def ring(radii: tuple[float, ...]) -> np.ndarray:
+        spokes = _spokes(patch, x, y, radii, READ_PX_PER_MM)
+        return _median(spokes.reshape(len(spokes), -1, 3).astype(np.float32))
 
-    top, rim = ring(0.0, 2.0), ring(*RIM_RADII_MM)
+    top, rim = ring(_TOP_RING), ring(_RIM_RING)
     # Each rim against its own top (the diagonal of every rim under every top).
     res = np.diagonal(fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0))
     return res < MAX_RIM_RESIDUAL

@@ -1,6 +1,7 @@
 """Speed and accuracy of the Enigmo detector on simulator renders (2028x1520, one core).
 
     .venv/bin/python bench/enigmo_detect.py [--scenes 20] [--clean] [--first-seed 100000]
+                                            [--failures] [--crops DIR]
 
 Seeds start at 100000: the detector's constants were chosen on seeds below that. Each scene is
 `render_random("enigmo", seed)` (random camera mount, light, table, props, hands)
@@ -13,6 +14,8 @@ frame by over 10 mm in the middle: calibration's matter), and reads the dice whe
 where the top face is seen, not a footprint 16 mm below it. Prints ms per frame
 (median, p95; wall clock, and this process's CPU time, which other programs on a shared machine
 do not stretch), shutters read right, and dice read right / wrong / null / missed.
+`--failures` lists every die not read right (seed, frame, true and read value, its pixel box,
+px per mm, under a hand or not); `--crops DIR` also writes a crop of the frame around each.
 """
 
 from __future__ import annotations
@@ -33,19 +36,22 @@ sys.path.insert(0, str(ROOT))
 
 from tablecam.calibration.lens import CameraProfile  # noqa: E402
 from tablecam.simulator import Nuisances, random_state, render, render_random  # noqa: E402
-from tablecam.vision.enigmo import EnigmoDetector, EnigmoSettings  # noqa: E402
+from tablecam.vision.enigmo import EnigmoDetector, EnigmoSettings, _px_per_mm  # noqa: E402
 from tablecam.vision.enigmo_shutters import ShutterRow  # noqa: E402
 
 MATCH_MM = 10.0  # a die read within this of a true die is that die (the top face is 16 mm up)
+DIE_BOX_MM = 32.0  # a failure's pixel box: twice a die's side, so its neighbourhood shows
 
 
-def score_dice(truth: list[dict], read: list[dict], hidden: list[bool] | None = None) -> dict:
+def score_dice(truth: list[dict], read: list[dict], hidden: list[bool] | None = None,
+               failures: list[dict] | None = None) -> dict:
     """Right / wrong / null / missed per true die; `hidden` (the render's truth: a hand over the
-    die) counts the missed ones that no camera could see apart."""
+    die) counts the missed ones that no camera could see apart. Every die not read right is
+    appended to `failures` (when given) as {kind, index (of the true die), true, read}."""
     out = {"right": 0, "wrong": 0, "null": 0, "missed": 0, "extra": 0, "hidden": 0}
     used = set()
     hidden = hidden or [False] * len(truth)
-    for t, under_hand in zip(truth, hidden):
+    for index, (t, under_hand) in enumerate(zip(truth, hidden)):
         best, dist = None, MATCH_MM
         for i, r in enumerate(read):
             d = math.dist(t["center_mm"], r["center_mm"])
@@ -54,10 +60,15 @@ def score_dice(truth: list[dict], read: list[dict], hidden: list[bool] | None = 
         if best is None:
             out["missed"] += 1
             out["hidden"] += bool(under_hand)
+            if failures is not None:
+                failures.append({"kind": "missed", "index": index, "true": t["value"], "read": None})
             continue
         used.add(best)
         v = read[best]["value"]
-        out["null" if v is None else ("right" if v == t["value"] else "wrong")] += 1
+        kind = "null" if v is None else ("right" if v == t["value"] else "wrong")
+        out[kind] += 1
+        if failures is not None and kind != "right":
+            failures.append({"kind": kind, "index": index, "true": t["value"], "read": v})
     out["extra"] = sum(1 for i, r in enumerate(read) if i not in used and r["value"] is not None)
     return out
 
@@ -69,13 +80,37 @@ def profile_from_truth(truth: dict) -> CameraProfile:
                          tuple(int(v) for v in cam["resolution"]), 0.1, "simulator truth", 0, "")
 
 
+def report_failures(seed: int, frame: np.ndarray, truth: dict, failures: list[dict], px_per_mm: float,
+                    crops: Path | None) -> None:
+    """One line per die not read right; with `crops`, a crop of the frame around it
+    (<kind>_<seed>_<die>.png, twice the die's side)."""
+    pixels = truth.get("pixels", {}).get("dice", [])
+    h, w = frame.shape[:2]
+    half = DIE_BOX_MM / 2 * px_per_mm
+    for f in failures:
+        where = pixels[f["index"]] if f["index"] < len(pixels) else {}
+        cx, cy = where.get("center_px", (float("nan"), float("nan")))
+        box = [int(round(v)) for v in (cx - half, cy - half, cx + half, cy + half)] if math.isfinite(cx) else None
+        print(f"  {f['kind']:6s} seed {seed} frame 3 die {f['index']}: true {f['true']}, read {f['read']}, "
+              f"box px {box}, {px_per_mm:.2f} px/mm, {'under a hand' if where.get('hidden') else 'no hand'}")
+        if crops is not None and box is not None:
+            x0, y0, x1, y1 = box
+            crop = frame[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+            if crop.size:
+                cv2.imwrite(str(crops / f"{f['kind']}_{seed}_{f['index']}.png"), crop)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=20)
     parser.add_argument("--clean", action="store_true", help="clean shots from the default camera")
     parser.add_argument("--first-seed", type=int, default=100000,
                         help="seed of the first scene (default 100000: seeds below are for tuning)")
+    parser.add_argument("--failures", action="store_true", help="list every die not read right")
+    parser.add_argument("--crops", type=Path, help="with --failures: write a crop around each into this folder")
     args = parser.parse_args()
+    if args.crops is not None:
+        args.crops.mkdir(parents=True, exist_ok=True)
     cv2.setNumThreads(1)
     ms, cpu, first = [], [], []
     shutters_right = shutters_total = 0
@@ -105,8 +140,11 @@ def main() -> int:
         shutters_total += 10
         shutters_right += sum(1 for a, b in zip(obs["shutters"] or [None] * 10, truth["shutters"]) if a == b)
         hidden = [bool(p.get("hidden")) for p in truth.get("pixels", {}).get("dice", [])]
-        for key, n in score_dice(truth["dice"], obs["dice"], hidden).items():
+        failures: list[dict] = []
+        for key, n in score_dice(truth["dice"], obs["dice"], hidden, failures).items():
             totals[key] += n
+        if args.failures and failures:
+            report_failures(seed, frame, truth, failures, _px_per_mm(detector.table), args.crops)
     if not ms:
         print("no scene could be read")
         return 1

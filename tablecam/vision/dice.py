@@ -66,7 +66,7 @@ KNOWN_FIRST_CUT = 20.0
 WITNESS_CONTRAST = 0.5
 WITNESS_FIRST_CUT = 10.0
 _LONE_EVEN = 0.2  # the face one step round a 1's pip: no point darker than this share of the pip's contrast
-_LONE_REACH = 3.2  # steps: a face's full diagonal (2.83) and some slant
+_LONE_REACH = 3.6  # steps: a face's full diagonal (2.83), and a top face seen up to 1.25 times the known step (tuning seed 1131: 3.3)
 
 
 @dataclass(frozen=True)
@@ -247,8 +247,12 @@ def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, .
                                   ring_share=0.15, first_cut=WITNESS_FIRST_CUT)
                 witnesses = [(p.x, p.y, p.radius, p.dark) for p in faint]
                 read = [_unless_stray_pips(d, witnesses) for d in read]
-                read = [_lone_unless_neighbours(d, witnesses) for d in read]
-                read = [_lone_on_even_face(level, d) for d in read]
+                # a 1's checks reach by the die's known step at least: a lone pip's lattice may
+                # be fitted smaller (the face's blurred rim), which leaves the other pip of a
+                # 2 and the rim beside a corner pip out of reach (tuning seed 1131)
+                known_step = 0.27 * side * scale
+                read = [_lone_unless_neighbours(d, witnesses, known_step) for d in read]
+                read = [_lone_on_even_face(level, d, known_step) for d in read]
             for die in read:
                 d = _to_full(die, scale, 1.0)
                 cx, cy = d.centre_px
@@ -257,13 +261,14 @@ def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, .
     return _one_per_die(_suppress(dice), side)
 
 
-def _lone_unless_neighbours(die: Die, pips: list[tuple[float, float, float, bool]]) -> Die:
+def _lone_unless_neighbours(die: Die, pips: list[tuple[float, float, float, bool]],
+                            known_step: float = 0.0) -> Die:
     """A 1 of known size loses its value when a spot like a pip lies within reach of another pip
     of the same die (up to the full diagonal of a face, 2.83 steps): a 2 or 3 whose other pips the
     pip finder missed (at the die's shaded rim, half under a finger) shows one clear pip."""
     if die.value != 1 or not pips:
         return die
-    step = die.side_px / SIDE_PER_STEP
+    step = max(die.side_px / SIDE_PER_STEP, known_step)
     for x, y, r, dark in pips:
         d = math.hypot(x - die.centre_px[0], y - die.centre_px[1])
         if dark == die.dark_pips and 0.6 * step <= d <= _LONE_REACH * step and 0.15 * step <= r <= 0.7 * step:
@@ -271,13 +276,13 @@ def _lone_unless_neighbours(die: Die, pips: list[tuple[float, float, float, bool
     return die
 
 
-def _lone_on_even_face(level: np.ndarray, die: Die) -> Die:
+def _lone_on_even_face(level: np.ndarray, die: Die, known_step: float = 0.0) -> Die:
     """A 1 of known size keeps its value only when the face is even all round its pip, one step
     out (inside the flat top of any die): the corner pip of a 2 or 3 whose other pips were not
     found has the die's rim and the table that close on its outer side."""
     if die.value != 1:
         return die
-    step = die.side_px / SIDE_PER_STEP
+    step = max(die.side_px / SIDE_PER_STEP, known_step)
     smooth = cv2.blur(level, (3, 3)).astype(np.float64)
     t = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     xs = np.clip(np.rint(die.centre_px[0] + step * np.cos(t)).astype(int), 0, level.shape[1] - 1)

@@ -22,6 +22,7 @@ class Blob:
     centre_px: tuple[float, float]
     diameter_px: float
     bgr: tuple[float, float, float]  # median colour of the blob's inner part
+    split: bool = False  # found only with its more colourful pixels (it touched something coloured)
 
 
 def colourfulness(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -67,8 +68,9 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         k = max(3, int(round(diameter_px * 1.2)) | 1)
         roi_white = cv2.morphologyEx(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), cv2.MORPH_CLOSE,
                                      cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    colourful = np.zeros((h, w), bool)
-    colourful[by0:by1, bx0:bx1] = colourfulness(roi, roi_white) > MIN_COLOURFULNESS
+    strength = np.zeros((h, w), np.float32)
+    strength[by0:by1, bx0:bx1] = colourfulness(roi, roi_white)
+    colourful = strength > MIN_COLOURFULNESS
     balanced = np.zeros_like(bgr)
     balanced[by0:by1, bx0:bx1] = roi
     bgr = balanced
@@ -84,22 +86,37 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         sel = colourful[y0:y1, x0:x1] & inside.astype(bool)
         if sel.sum() > max_coloured * inside.sum():
             continue
-        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance, max_growth):
-            out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr))
+        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance, max_growth,
+                        strength[y0:y1, x0:x1]):
+            out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr, b.split))
     return out
 
 
+# A piece touching something less colourful (a fingertip, a sleeve: skin is 0.3-0.5 once white
+# balanced) joins it in one blob too large for a piece: that blob is looked at again with only its
+# more colourful pixels, which leaves the piece alone (skin has a more colourful core too: the
+# caller asks more of the colour of a blob found so, see Blob.split).
+SPLIT_COLOURFULNESS = (0.35, 0.5)
+
+
 def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tolerance: float,
-           max_growth: float | None = None) -> list[Blob]:
+           max_growth: float | None = None, strength: np.ndarray | None = None,
+           levels: tuple[float, ...] = SPLIT_COLOURFULNESS) -> list[Blob]:
     mask = colourful.astype(np.uint8)
     k = max(3, int(round(diameter_px / 5)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     area_disc = math.pi * diameter_px * diameter_px / 4
+    grow = size_tolerance if max_growth is None else max_growth
     out = []
     for i in range(1, count):
         x, y, w, h, area = stats[i]
-        grow = size_tolerance if max_growth is None else max_growth
+        if area > (1 + grow) * area_disc and strength is not None and levels:
+            part = (labels[y:y + h, x:x + w] == i) & (strength[y:y + h, x:x + w] > levels[0])
+            for b in _blobs(bgr[y:y + h, x:x + w], part, diameter_px, size_tolerance, max_growth,
+                            strength[y:y + h, x:x + w], levels[1:]):
+                out.append(Blob((b.centre_px[0] + x, b.centre_px[1] + y), b.diameter_px, b.bgr, True))
+            continue
         if not (1 - size_tolerance) * area_disc <= area <= (1 + grow) * area_disc:
             continue
         if max(w, h) > 1.5 * min(w, h) or area < 0.6 * w * h:

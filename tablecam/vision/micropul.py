@@ -45,7 +45,7 @@ from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignme
                              read_faces)
 from .print_ink import disc_spots
 from .table_patches import quad_patches
-from .tile_darkness import tile_darkness
+from .tile_darkness import graded_darkness, tile_darkness
 
 GAME = "micropul"
 TILE_MM = 30.0
@@ -195,7 +195,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                     readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
             parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
             verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
-                              support, side_px, _stone_bearing(stone_cells))
+                              support, side_px, _stone_bearing(stone_cells, search))
     everything = _Cells.join(parts) if parts else None
 
     for _, _, colour, centre in stone_cells:
@@ -325,7 +325,7 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
         cells += new
         everything = _Cells.join(parts)
         verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
-                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells))
+                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells, search))
         frontier = set()
         for cell, v in verdicts.items():
             if v.kind != "none":
@@ -374,9 +374,23 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
         idx = np.nonzero(again)[0]
         dark, whites, tint, visible, fits, weights = (a.copy() for a in (dark, whites, tint, visible, fits, weights))
         readings = list(readings)
+        grey = grey.copy()
         for j, k in enumerate(idx):
             dark[k], whites[k], tint[k], readings[k], fits[k] = d2[j], w2[j], t2[j], r2[j], f2[j]
-            visible[k], weights[k] = v2[j], wt2[j]
+            visible[k], weights[k], grey[k] = v2[j], wt2[j], g2[j]
+    # A paper cell that fits only loosely may lie under a shadow's soft edge: read it once more
+    # against a white that follows the light across the tile.
+    graded = ~np.asarray(fits, bool) & looks
+    if graded.any():
+        idx = np.nonzero(graded)[0]
+        d3 = graded_darkness(grey[graded], side_px, margin_px)
+        r3, v3, f3, w3 = _read_shaded(model, d3, under_stones[graded], lattice, centres[graded], stones)
+        if f3.any():
+            dark, visible, fits, weights = (a.copy() for a in (dark, visible, fits, weights))
+            readings = list(readings)
+            for j, k in enumerate(idx):
+                if f3[j]:
+                    dark[k], readings[k], visible[k], fits[k], weights[k] = d3[j], r3[j], v3[j], True, w3[j]
     return _Cells(centres, visible, readings, dark, whites, tint, fits, weights)
 
 
@@ -636,7 +650,7 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     stones = []
     for b in blobs:
         centre = search.px_to_mm(np.array([b.centre_px]))[0]
-        if _lab_chroma(b.bgr) < _least_chroma(b.bgr):
+        if _lab_chroma(b.bgr) < (MIN_SPLIT_STONE_CHROMA if b.split else _least_chroma(b.bgr)):
             continue  # skin, a sleeve, a shadow: not a coloured piece
         colour = stone_colour(b.bgr, profile)
         units = lattice.to_units(centre[None])[0]
@@ -659,6 +673,9 @@ MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out
 # wood and cloth in warm light all have warm hues (Lab a* and b* both above 0): a blob of a cool
 # hue is let in paler.
 MIN_COOL_STONE_CHROMA = 20.0
+# A blob cut out of a larger coloured one (a stone touching a fingertip) must be vivid: the most
+# colourful core of a finger reached Lab chroma 31 (seed 3063), stones touching one 58-64 (3208, 3234).
+MIN_SPLIT_STONE_CHROMA = 45.0
 
 
 def stone_colour(bgr, profile) -> str | None:
@@ -757,9 +774,11 @@ class _Verdict:
 
 
 def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, whites: np.ndarray,
-           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int, stone_bearing=frozenset()) -> dict:
+           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int, stone_bearing=None) -> dict:
     """Is each cell a tile, a partly hidden tile, or table? `stone_bearing`: cells a stone of a
-    known colour lies on (stones lie on tiles: with ink or paper beside them that is evidence too)."""
+    known colour lies on, and whether a tile's paper shows beside the stone (stones lie on tiles:
+    with ink or paper beside them that is evidence too)."""
+    stone_bearing = stone_bearing or {}
     scale = (side_px / 60.0) ** 2
     paper_ok = np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT  # a stone is coloured: its quadrant aside
     fitting = [k for k in range(len(cells)) if fits[k] and paper_ok[k]]
@@ -784,16 +803,26 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                 continue
             out[cell] = _Verdict("tile", r, face)
         elif (cell in support or (cell in stone_bearing and _something_over(k, tint, visible))) \
-                and board_white is not None and _partly_paper(k, whites, tint, board_white):
+                and board_white is not None and _partly_paper(k, whites, tint, board_white,
+                                                              _least_bare_paper(support.get(cell, 0.0))):
+            out[cell] = _Verdict("covered", r, None)
+        elif stone_bearing.get(cell) and _something_over(k, tint, visible) \
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings):
+            # A hand over all of a tile but the stones on it: its quadrants are skin, yet the stones
+            # lie on paper, beside a tile that reads (a supply on the table has no paper beside it).
             out[cell] = _Verdict("covered", r, None)
         else:
             out[cell] = _Verdict("none", r, None)
     return out
 
 
-def _stone_bearing(stone_cells: list) -> set:
-    """Cells a stone of a known colour lies on."""
-    return {s[0] for s in stone_cells if s[2] is not None}
+def _stone_bearing(stone_cells: list, search: "_Search") -> dict:
+    """Cells a stone of a known colour lies on -> whether it has a tile's paper beside it."""
+    out: dict = {}
+    for cell, _, colour, centre in stone_cells:
+        if colour is not None:
+            out[cell] = out.get(cell, False) or _paper_beside(search, centre)
+    return out
 
 
 def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:
@@ -845,10 +874,25 @@ def _visible_ink(model: FaceModel, r: FaceReading, visible: np.ndarray) -> float
     return float(sum(model.norms[bi, q, t_idx[q]] for q in range(4) if visible[q]))
 
 
-def _partly_paper(k: int, whites: np.ndarray, tint: np.ndarray, board_white: float) -> bool:
-    """Some quadrant of the cell is white paper: a tile is there, though not all of it can be read."""
-    paper = (whites[k] >= MIN_PAPER_WHITE * board_white) & (tint[k] <= MAX_PAPER_TINT)
+def _partly_paper(k: int, whites: np.ndarray, tint: np.ndarray, board_white: float,
+                  least: float = MIN_PAPER_WHITE) -> bool:
+    """Some quadrant of the cell is white paper (at least `least` as bright as the board's): a tile
+    is there, though not all of it can be read."""
+    paper = (whites[k] >= least * board_white) & (tint[k] <= MAX_PAPER_TINT)
     return bool(paper.any())
+
+
+# A grey table is neutral too, and a little darker than paper: beside the board, under a hand, a cell
+# of it with one faint disc-like spot (a finger's shade) looked like a covered tile (seed 3236, paper
+# at 0.65 of the board's). With less than two spots' worth of discs on its sites, the paper left in
+# view must be the board's own (covered tiles with so little showed 0.83-0.99 on seeds 3000-3270).
+WEAK_SUPPORT = 2 * MIN_SPOT
+MIN_BARE_PAPER_WHITE = 0.75
+
+
+def _least_bare_paper(support: float) -> float:
+    """How bright (of the board's paper) the paper of a partly hidden cell must be."""
+    return MIN_PAPER_WHITE if support >= WEAK_SUPPORT else MIN_BARE_PAPER_WHITE
 
 
 def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visible: np.ndarray,

@@ -78,3 +78,44 @@ def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
     kept = ((1 - top)[:, :, None] * (1 - bottom[:, ::-1])[:, :, None]
             * (1 - left)[:, None, :] * (1 - right[:, ::-1])[:, None, :])
     return np.clip(dark - (1.0 - kept), 0.0, 1.0)
+
+
+# A shadow's soft edge (a hand, a stone) or a lamp low beside the board grades the light across a
+# tile: one white per quadrant then leaves the dark side of a quadrant looking inked. The white is
+# then taken as a smooth surface: the paper of small blocks, fitted by a plane over the blocks
+# that are paper (ink blocks, far below it, are dropped and the fit repeated).
+GRADE_BLOCKS = 6  # per side: blocks of 5 mm, smaller than a micropul, so most hold paper
+GRADE_PERCENTILE = 90
+GRADE_INK = 0.12  # a block this much darker than the fitted white holds ink, not paper
+GRADE_ROUNDS = 3
+
+
+def graded_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> np.ndarray:
+    """Ink darkness (N, side, side) of tile patches `grey` as `tile_darkness`, against a paper white
+    that varies smoothly (a plane) over each tile instead of one per quadrant."""
+    n = len(grey)
+    tile = grey[:, margin_px:margin_px + side_px, margin_px:margin_px + side_px].astype(np.float32)
+    if n == 0:
+        return tile
+    b = side_px // GRADE_BLOCKS
+    m = b * GRADE_BLOCKS
+    blocks = tile[:, :m, :m].reshape(n, GRADE_BLOCKS, b, GRADE_BLOCKS, b).transpose(0, 1, 3, 2, 4)
+    paper = np.percentile(blocks.reshape(n, GRADE_BLOCKS * GRADE_BLOCKS, -1), GRADE_PERCENTILE, axis=2)
+    centres = (np.arange(GRADE_BLOCKS) + 0.5) * b / side_px - 0.5  # in tile sides, from the centre
+    cy, cx = np.meshgrid(centres, centres, indexing="ij")
+    design = np.stack([np.ones(cx.size), cx.ravel(), cy.ravel()], axis=1)  # (B, 3)
+    coef = np.zeros((n, 3))
+    for k in range(n):
+        use = paper[k] >= np.median(paper[k])  # the brighter half to begin with: paper, mostly
+        for _ in range(GRADE_ROUNDS):
+            coef[k] = np.linalg.lstsq(design[use], paper[k, use], rcond=None)[0]
+            fitted = design @ coef[k]
+            use = paper[k] >= (1.0 - GRADE_INK) * fitted
+            if use.sum() < 6:
+                break
+    px = (np.arange(side_px) + 0.5) / side_px - 0.5
+    gy, gx = np.meshgrid(px, px, indexing="ij")
+    white = coef[:, 0, None, None] + coef[:, 1, None, None] * gx[None] + coef[:, 2, None, None] * gy[None]
+    dark = 1.0 - tile / np.maximum(white, 1.0).astype(np.float32)
+    np.clip(dark, 0.0, 1.0, out=dark)
+    return remove_edge_spill(dark)

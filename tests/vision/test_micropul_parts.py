@@ -310,3 +310,61 @@ def test_a_glare_washed_blue_stone_counts_and_pale_skin_does_not():
     assert 20 < _lab_chroma(washed_blue) < 28 and 20 < _lab_chroma(pale_skin) < 28
     assert _lab_chroma(washed_blue) >= _least_chroma(washed_blue)
     assert _lab_chroma(pale_skin) < _least_chroma(pale_skin)
+
+
+def _shadow_edge(patch: np.ndarray, at_mm: float, softness_mm: float, depth: float) -> np.ndarray:
+    """The patch (72 px, 2 px/mm, 3 mm margin) under a shadow's soft edge running down it: full
+    light left of `at_mm` (from the tile's left edge), `1 - depth` of it well to the right."""
+    from math import erf
+
+    mm = (np.arange(patch.shape[1]) + 0.5) / 2.0 - 3.0
+    light = 1 - depth * np.array([0.5 * (1 + erf((v - at_mm) / (softness_mm * np.sqrt(2)))) for v in mm])
+    return np.clip(patch.astype(np.float32) * light[None, :].astype(np.float32), 0, 255).astype(np.uint8)
+
+
+def test_a_tile_under_a_shadows_soft_edge_reads_against_a_graded_white():
+    # Seeds 3016, 3032: a hand's shadow grading the light across a tile left one quadrant's dark
+    # side looking inked (worst quadrant 0.015-0.019 against 0.012): the tile was shown unknown.
+    from tablecam.vision.micropul import MAX_QUADRANT_ERROR, MIN_MARGIN
+    from tablecam.vision.tile_darkness import graded_darkness
+
+    model = face_model(60)
+    face = Face("+", "B", "W", ".")
+    patch = _shadow_edge(_drawn_tile(face, 0.7), 10.0, 6.0, 0.5)
+    flat, _ = tile_darkness(patch[None], 60, 6)
+    before = read_faces(model, flat, np.ones((1, 4), bool))[0]
+    assert max(before.quadrant_error) > MAX_QUADRANT_ERROR  # what the per-quadrant white leaves
+    r = read_faces(model, graded_darkness(patch[None], 60, 6), np.ones((1, 4), bool))[0]
+    assert r.face == face and r.margin > MIN_MARGIN
+    assert max(r.quadrant_error) <= MAX_QUADRANT_ERROR
+
+
+def test_the_graded_white_reads_every_face_in_even_light():
+    from tablecam.vision.tile_darkness import graded_darkness
+
+    model = face_model(60)
+    faces = [t.face for t in all_tiles()]
+    patches = np.stack([_drawn_tile(f, 0.8) for f in faces])
+    readings = read_faces(model, graded_darkness(patches, 60, 6), np.ones((len(faces), 4), bool))
+    assert [(f, r.face) for f, r in zip(faces, readings) if r.face != f] == []
+
+
+def test_a_stone_touching_a_fingertip_is_found_and_the_fingers_core_is_not_a_stone():
+    # Seeds 3208, 3234: a stone touching a fingertip made one blob with it, too large for a stone:
+    # the stone was missed. Seed 3063: the finger's own more colourful core must not become one.
+    from tablecam.vision.colour_blobs import blobs_in_regions
+    from tablecam.vision.micropul import MIN_SPLIT_STONE_CHROMA, _lab_chroma
+
+    img = np.full((80, 120, 3), 235, np.uint8)
+    skin, red = (140, 170, 220), (45, 40, 170)
+    cv2.rectangle(img, (60, 0), (119, 79), skin, -1)  # a finger over the right of the tile
+    cv2.circle(img, (54, 40), 7, red, -1)  # a stone touching it
+    white = np.full(img.shape[:2], 235, np.uint8)
+    region = [np.array([[0, 0], [119, 0], [119, 79], [0, 79]], np.float64)]
+    blobs = blobs_in_regions(img, white, region, 14.0, max_coloured=0.9, max_growth=0.7)
+    assert len(blobs) == 1
+    b = blobs[0]
+    assert b.split and abs(b.centre_px[0] - 54) < 1.5 and abs(b.centre_px[1] - 40) < 1.5
+    assert _lab_chroma(b.bgr) >= MIN_SPLIT_STONE_CHROMA
+    finger_core = (153, 190, 249)  # seed 3063: the most colourful part of a lit finger
+    assert _lab_chroma(finger_core) < MIN_SPLIT_STONE_CHROMA

@@ -219,15 +219,20 @@ def _lattice_origin(centres_mm: np.ndarray, angle: float) -> np.ndarray:
     return origin
 
 
-def _cells_near(centres_mm: np.ndarray, origin: np.ndarray, angle: float) -> list[tuple[int, int]]:
-    base = {tuple(c) for c in _hex_round(_to_cell(centres_mm, origin, angle))}
-    cells = set()
-    for i, j in base:
-        for di in range(-CELL_RINGS, CELL_RINGS + 1):
-            for dj in range(-CELL_RINGS, CELL_RINGS + 1):
-                if max(abs(di), abs(dj), abs(di + dj)) <= CELL_RINGS:
-                    cells.add((i + di, j + dj))
-    return sorted(cells)
+def _cells_near(centres_mm: np.ndarray, origin: np.ndarray, angle: float) -> np.ndarray:
+    """(n, 2) int: the cells within CELL_RINGS of the seeds' cells, in (i, j) order."""
+    base = _hex_round(_to_cell(centres_mm, origin, angle))
+    return np.unique((base[:, None, :] + _RING_OFFSETS[None, :, :]).reshape(-1, 2), axis=0)
+
+
+def _ring_offsets(rings: int) -> np.ndarray:
+    d = np.arange(-rings, rings + 1)
+    di, dj = (a.ravel() for a in np.meshgrid(d, d, indexing="ij"))
+    keep = np.maximum(np.maximum(np.abs(di), np.abs(dj)), np.abs(di + dj)) <= rings
+    return np.column_stack([di[keep], dj[keep]])
+
+
+_RING_OFFSETS = _ring_offsets(CELL_RINGS)
 
 
 def _hexagon_mm(centre: np.ndarray, angle: float, shrink: float = 1.0) -> np.ndarray:
@@ -258,10 +263,25 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
     h, w = cmap.labels.shape
     n = len(energies)
     out = np.zeros((len(cells), n))
-    for ci, cell in enumerate(cells):
-        poly = mm_to_px(_hexagon_mm(_cell_centre(cell, origin, angle), angle, 0.97))
-        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+    if len(cells) == 0:
+        return out
+    d0, d1 = _steps(angle)
+    centres = origin + cells[:, :1] * d0 + cells[:, 1:] * d1
+    polys = mm_to_px((centres[:, None, :] + 0.97 * SIDE_MM * _corner_directions(angle)[None]).reshape(-1, 2))
+    polys = polys.reshape(len(cells), 6, 2)
+    lows = np.floor(polys.min(axis=1)).astype(int)
+    highs = np.ceil(polys.max(axis=1)).astype(int) + 1
+    # Most cells searched are bare table: a cell whose box holds no energy's label is left at zero
+    # without drawing its hexagon (a summed-area table answers for each box at once).
+    energy = cv2.integral(cv2.LUT(cmap.labels.view(np.uint8), _energy_lut(n)))
+    bx0, by0 = np.clip(lows[:, 0], 0, w), np.clip(lows[:, 1], 0, h)
+    bx1, by1 = np.clip(highs[:, 0], 0, w), np.clip(highs[:, 1], 0, h)
+    any_energy = (energy[by1, bx1] - energy[by0, bx1] - energy[by1, bx0] + energy[by0, bx0]) > 0
+    total = AREA_MM2 * 0.97 ** 2 * ppm * ppm
+    for ci in np.flatnonzero(any_energy):
+        poly = polys[ci]
+        x0, y0 = lows[ci]
+        x1, y1 = highs[ci]
         if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
             continue
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
@@ -269,10 +289,17 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
         inside = inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
         lab = cmap.labels[cy0:cy1, cx0:cx1][inside]
-        total = AREA_MM2 * 0.97 ** 2 * ppm * ppm
         counts = np.bincount(lab[lab >= 0].astype(int), minlength=len(cmap.names))[:n]
         out[ci] = counts / total
     return out
+
+
+@lru_cache(maxsize=4)
+def _energy_lut(n: int) -> np.ndarray:
+    """A lookup marking the map's labels 0..n-1, the energies (-1, nothing fits, reads as 255)."""
+    lut = np.zeros(256, np.uint8)
+    lut[:n] = 1
+    return lut
 
 
 def _covering_centre(cmap: ClassMap, energy: str, cell_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,
@@ -294,14 +321,16 @@ def _covering_centre(cmap: ClassMap, energy: str, cell_mm: np.ndarray, angle: fl
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     kernel = np.zeros((2 * (half - reach) + 1,) * 2, np.float32)
     cv2.fillConvexPoly(kernel, np.round(poly - c_px + (half - reach)).astype(np.int32), 1.0)
-    cover = cv2.filter2D(mask.astype(np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT)
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    # The hexagon's cover at each shift within reach only (the kernel then stays inside the
+    # window): whole pixel counts, rounded off the correlation's float error.
+    cover = np.rint(cv2.matchTemplate(mask.astype(np.float32), kernel, cv2.TM_CCORR))
+    yy, xx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
     near = np.hypot(xx, yy) <= SLIDE_MM * ppm
     best = float(cover[near].max())
     ties = near & (cover >= best - COVER_SLACK * float(kernel.sum()))
     d = np.where(ties, np.hypot(xx + (c_px[0] - round(c_px[0])), yy + (c_px[1] - round(c_px[1]))), np.inf)
     iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)
-    return px_to_mm(np.array([[x0 + ix, y0 + iy]], dtype=np.float64))[0]
+    return px_to_mm(np.array([[x0 + half - reach + ix, y0 + half - reach + iy]], dtype=np.float64))[0]
 
 
 def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,

@@ -12,7 +12,8 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    over half a millimetre around it;
 2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
    10 of 12 directions, and no dark ring close in (a path point's);
-3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null.
+3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
+   when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one).
 
 The cap (34 mm, black) is the black class's disc of its size in the coarse map (enix_search.py).
 """
@@ -52,6 +53,8 @@ DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter  
 MAX_COLOUR_RESIDUAL = 0.3
 DARK_REF = 0.05  # a pawn colour no brighter than this (linear) is dark (black, dark brown)...
 W_MAX_DARK = 0.4  # ... and its gloss adds at most this much white (a white pawn's lit top is brighter)
+WHITE_SLACK = 0.08  # a top white explains within this residual of the best colour is read white...
+WHITE_MIN, WHITE_SPREAD = 200, 30  # ... the white pawn: a reference this bright in every channel, this neutral
 PEAK_MM = 3.0  # candidate peaks at least this far apart
 REFINE_MM = 1.0  # each candidate is checked this far around its peak...
 REFINE_STEP_MM = 0.5  # ... this far apart (a dome reads as one over a millimetre or so)
@@ -468,9 +471,22 @@ def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | N
     dark = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
     res = fit_residuals(colour[None], refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))[0]
     best = int(np.argmin(res))
+    # A white top in shade is grey, and grey is also a dark colour with its gloss or any colour
+    # washed out by reflected white: when white explains the top nearly as well, it is white (seeds
+    # 3000-3399: every white pawn read as another colour was within 0.03; no other pawn within 0.19).
+    white = _white_index(refs)
+    if white is not None and res[white] <= res[best] + WHITE_SLACK:
+        best = white
     if tile is not None and fit_residuals(colour[None], tile[None])[0, 0] < res[best]:
         return _PRINT
     return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
+
+
+def _white_index(refs: np.ndarray) -> int | None:
+    """The palette's white pawn (a bright neutral reference), if it has one."""
+    refs = np.asarray(refs, np.float32)
+    white = np.flatnonzero((refs.min(axis=1) >= WHITE_MIN) & (np.ptp(refs, axis=1) <= WHITE_SPREAD))
+    return int(white[np.argmax(refs[white].sum(axis=1))]) if len(white) else None
 
 
 def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float, patches: list[np.ndarray] = (),

@@ -95,24 +95,24 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
     pawn's) darkens the ray and one side together, so it neither makes a ray where there is none
     nor a dip where there is no path point."""
     out = []
+    # Shading along the ray (a shadow's edge) is divided out by the ray's own nearby maximum; the
+    # path points' dark rings, 1 mm wide, stay. (All six sides at once: one windowed maximum.)
+    step = ALONG_MM[1] - ALONG_MM[0]
+    reach = max(1, int(round(LOCAL_MAX_MM / step)))
+    padded = np.pad(along_lum, ((0, 0), (reach, reach)), mode="edge")
+    local = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1, axis=1).max(axis=2)
+    profiles = along_lum / np.maximum(local, 1e-5)
+    contrasts = along_lum / np.maximum(beside_lum, 1e-5).max(axis=2)  # against the brighter side
+    visible = along_ok.mean(axis=1)
     for k in range(6):
         ok = along_ok[k]
-        if ok.mean() < MIN_VISIBLE:
+        if visible[k] < MIN_VISIBLE:
             out.append(SideReading(None, False))
             continue
-        beside = beside_lum[k]  # (A, 2)
-        contrast = along_lum[k] / np.maximum(beside, 1e-5).max(axis=1)  # against the brighter side
-        if _percentile_below(contrast[ok], 80, MIN_RAY_CONTRAST):
+        if _percentile_below(contrasts[k][ok], 80, MIN_RAY_CONTRAST):
             out.append(SideReading(None, True))
             continue
-        # Shading along the ray (a shadow's edge) is divided out by the ray's own nearby maximum;
-        # the path points' dark rings, 1 mm wide, stay.
-        axis = along_lum[k]
-        step = ALONG_MM[1] - ALONG_MM[0]
-        reach = max(1, int(round(LOCAL_MAX_MM / step)))
-        padded = np.pad(axis, reach, mode="edge")
-        local = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1).max(axis=1)
-        prof = (axis / np.maximum(local, 1e-5))[ok]
+        prof = profiles[k][ok]
         if float(prof.min()) > NO_POINT_DIP:
             out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
             continue

@@ -33,6 +33,7 @@ K_RANGE = (0.3, 6.0)  # shading gains: wide enough for shadows, narrow enough to
 TABLE_K_RANGE = (0.45, 1.6)  # the table's own shades: a shadow darkens it, nothing lights it far brighter
 MAX_RESIDUAL = 0.35
 W_MAX_GLOSSY = 0.6  # as piece_colours.W_MAX
+SHADE_BAND = 0.05  # of the table's pixels, either side of a shade's brightness quantile, averaged into it
 TABLE_PREFERENCE = 0.04  # residual by which an energy or the ENIX grey must beat the table's
 
 CARD_MM = (58.0, 89.0)  # enix.md (model)
@@ -129,7 +130,14 @@ def table_colours(top: np.ndarray, valid: np.ndarray, shades: int = 3) -> np.nda
         return median[None]
     brightness = near.sum(axis=1)
     order = np.argsort(brightness)
-    picks = [near[order[int(q * (len(order) - 1))]] for q in np.linspace(0.1, 0.9, shades)]
+    # Each shade is the mean of the pixels about its brightness quantile, not one pixel: a single
+    # noisy pixel can take any tint near the table's, a card back's blue-grey on a slate cloth
+    # included, and the table would then explain the backs.
+    band = max(1, int(SHADE_BAND * len(order)))
+    picks = []
+    for q in np.linspace(0.1, 0.9, shades):
+        at = int(q * (len(order) - 1))
+        picks.append(near[order[max(at - band, 0):at + band + 1]].mean(axis=0))
     return np.vstack([median[None]] + [np.asarray(p)[None] for p in picks]).astype(np.float32)
 
 

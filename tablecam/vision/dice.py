@@ -14,7 +14,9 @@
    layouts, the face must be even and the die must stand out from the table. A lone pip is a 1
    only when the face all around it is clean;
 4. one reading per die: the one that accounts for the most pips wins; a value is withdrawn when a
-   pip seen at another scale lies on the face off the layout's places.
+   pip seen at another scale lies on the face off the layout's places;
+5. faces found whole: where no die was read, a region shaped like a die's face (MSER) is read
+   at the scale its size gives, as a die of known size (`face_regions`, `_read_face`).
 
 A die that cannot be read for sure is still reported, with `value=None`: a guess dressed as a
 fact would make the companion flag an illegal move that never happened.
@@ -110,7 +112,8 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     scales = _scales(grey.shape)
     base = _pyramid(grey, scales, polarities, min_contrast)
     if square_pixels:
-        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
+        return _with_faces_read_whole(grey, _read_stretched(grey, 1.0, scales, polarities, min_contrast, base),
+                                      polarities, min_contrast)
     # A photo squeezed into a square by its publisher (a 4:3 or 16:9 shot made 640x640) has
     # oval pips and dice. Pips too small to show their shape cannot say by how much, so every
     # usual squeeze is tried and the one under which the dice read best (most pips on dice
@@ -118,8 +121,81 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     # The one chosen is then read in full.
     best = choose_stretch(grey, scales, polarities, min_contrast, base)
     if best == 1.0:
-        return _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
-    return _read_stretched(grey, best, scales, polarities, min_contrast)
+        dice = _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
+    else:
+        dice = _read_stretched(grey, best, scales, polarities, min_contrast)
+    return _with_faces_read_whole(grey, dice, polarities, min_contrast)
+
+
+# --- a face found whole, read at its own scale ------------------------------------------------------
+# Small dice whose pips are a pixel or two (dark dice on white paper) are seen by the pip pyramid
+# at no scale that suits them, and their pips do not pair into a lattice that passes. A die's top
+# face is also a region of one grey with a border against the table (a maximally stable region):
+# its size gives the pip size, and the face is then read as Enigmo reads a die of known size
+# (`_read_known_scale`: the window enlarged so a pip is 3.5 px, the 1's extra checks, witnesses
+# of stray pips). Only where the pip-first reading left no die.
+FACE_SIDE_PX = (12, 250)  # side of a face region looked at (px of the photo)
+_FACE_FILL = 0.75  # the region's hull over its turned bounding box: a square fills it, a blob of dice does not
+_FACE_ASPECT = 1.4  # a face seen at a slant, no more
+_PIP_PER_SIDE = 0.1  # a standard die's pip radius is about a tenth of its side
+
+
+def face_regions(grey: np.ndarray) -> list[tuple[float, float, float]]:
+    """(x, y, side) of regions of one grey shaped like a die's face, smallest first, one per place
+    (MSER finds the same face at several levels)."""
+    lo, hi = FACE_SIDE_PX
+    mser = cv2.MSER_create(delta=5, min_area=int(lo * lo * 0.6), max_area=int(hi * hi), max_variation=0.5)
+    regions, _ = mser.detectRegions(grey)
+    found = []
+    for region in regions:
+        points = region.reshape(-1, 1, 2)
+        (cx, cy), (w, h), _a = cv2.minAreaRect(points.astype(np.float32))
+        if min(w, h) < lo or max(w, h) > _FACE_ASPECT * min(w, h):
+            continue
+        if cv2.contourArea(cv2.convexHull(points)) < _FACE_FILL * w * h:
+            continue
+        found.append((float(cx), float(cy), float(math.sqrt(w * h))))
+    found.sort(key=lambda f: f[2])
+    kept: list[tuple[float, float, float]] = []
+    for f in found:
+        if not any(math.dist(f[:2], k[:2]) < 0.3 * min(f[2], k[2]) and abs(math.log(f[2] / k[2])) < 0.15
+                   for k in kept):
+            kept.append(f)
+    return kept
+
+
+def _read_face(grey: np.ndarray, cx: float, cy: float, side: float, polarities: tuple[bool, ...],
+               min_contrast: float) -> Die | None:
+    """The die read at a known size in a window round a face region, the reading nearest its
+    centre (within a third of a side), in the photo's pixels; None when nothing is read there."""
+    h, w = grey.shape
+    m = 1.3 * side
+    x0, y0 = int(max(0, cx - m)), int(max(0, cy - m))
+    x1, y1 = int(min(w, cx + m)), int(min(h, cy + m))
+    if min(x1 - x0, y1 - y0) < 16:
+        return None
+    best = None
+    for d in _read_known_scale(grey[y0:y1, x0:x1], _PIP_PER_SIDE * side, polarities, min_contrast):
+        centre = (d.centre_px[0] + x0, d.centre_px[1] + y0)
+        off = math.dist(centre, (cx, cy))
+        if off < 0.35 * side and (best is None or off < best[0]):
+            b = d.box_px
+            best = (off, replace(d, centre_px=centre, box_px=(b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0)))
+    return None if best is None else best[1]
+
+
+def _with_faces_read_whole(grey: np.ndarray, dice: list[Die], polarities: tuple[bool, ...],
+                           min_contrast: float) -> list[Die]:
+    """`dice` plus the dice read on face regions where none of them lies (with a value only:
+    an unread face adds nothing a player could use)."""
+    out = list(dice)
+    for cx, cy, side in face_regions(grey):
+        if any(math.dist((cx, cy), d.centre_px) < 0.5 * max(side, d.side_px) for d in out):
+            continue
+        die = _read_face(grey, cx, cy, side, polarities, min_contrast)
+        if die is not None and die.value is not None:
+            out.append(die)
+    return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
 def choose_stretch(grey: np.ndarray, scales: list[float], polarities: tuple[bool, ...], min_contrast: float,

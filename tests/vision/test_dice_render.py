@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 import pytest
 
@@ -92,3 +95,31 @@ def test_a_few_small_dice_are_not_lost_under_one_big_unread_lattice():
     a_pip_read_as_one = Die(1, (60, 60, 140, 140), (100, 100), 0.9, side_px=80, pips=1)
     assert set(_suppress([phantom, small])) == {phantom, small}
     assert _suppress([phantom, a_pip_read_as_one]) == [phantom]
+
+
+def test_a_face_region_is_found_with_its_size():
+    from tablecam.calibration.images import to_grey
+    from tablecam.vision.dice import face_regions
+
+    image = ground((160, 160), (225, 225, 225), noise=2)
+    draw_die(image, 5, (80, 80), 40, 20, (40, 40, 40), (230, 230, 230))  # a dark die on white paper
+    image = cv2.GaussianBlur(image, (5, 5), 0)  # a photo's soft focus (MSER finds no drawn sharp square)
+    regions = [r for r in face_regions(to_grey(image)) if abs(r[0] - 80) < 4 and abs(r[1] - 80) < 4]
+    assert regions and any(32 <= side <= 46 for _, _, side in regions)
+    assert face_regions(to_grey(ground((160, 160), (225, 225, 225)))) == []  # plain paper: no face
+
+
+def test_a_face_region_is_read_at_its_own_scale_only_where_no_die_lies():
+    from dataclasses import replace
+
+    from tablecam.calibration.images import to_grey
+    from tablecam.vision.dice import Die, _with_faces_read_whole
+
+    image = ground((200, 200), (225, 225, 225), noise=2)
+    draw_die(image, 4, (100, 100), 30, 15, (40, 40, 40), (230, 230, 230))
+    grey = to_grey(cv2.GaussianBlur(image, (5, 5), 0))
+    (die,) = [d for d in _with_faces_read_whole(grey, [], (True, False), 10.0) if d.value is not None]
+    assert die.value == 4 and math.dist(die.centre_px, (100, 100)) < 4
+    # a die already read there (here: left unread) keeps its place; nothing is added over it
+    there = replace(die, value=None, confidence=0.0)
+    assert _with_faces_read_whole(grey, [there], (True, False), 10.0) == [there]

@@ -196,8 +196,15 @@ class Server:
 
             # The streaming answers end first (the hub and pictures are closed), then the sockets.
             wsgi.task_dispatcher.shutdown(timeout=5)
-            wsgi.trigger.pull_trigger(close_all)  # type: ignore[attr-defined]
-            closed.wait(5)
+            try:
+                if wsgi.trigger._closed:  # type: ignore[attr-defined]
+                    raise OSError("waitress's trigger is closed")
+                wsgi.trigger.pull_trigger(close_all)  # type: ignore[attr-defined]
+                closed.wait(5)
+            except OSError:
+                # The loop already closed its own trigger (seen once in CI under heavy load): nothing
+                # can wake it any more, so the sockets are closed from here; the port must be freed.
+                wasyncore.close_all(wsgi._map, ignore_all=True)  # type: ignore[attr-defined]
             if self._wsgi_thread is not None:
                 self._wsgi_thread.join(5)
             self._wsgi = None

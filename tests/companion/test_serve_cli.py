@@ -23,3 +23,23 @@ def test_serve_mistakes_are_one_sentence(tmp_path, args, words):
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("tablecam: ") and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_server_closes_and_frees_its_port_even_when_waitress_lost_its_wake_up_pipe(tmp_path):
+    # Seen once in CI under heavy load: waitress's loop had closed its own trigger pipe before
+    # close(), and pulling it raised "Bad file descriptor" (or could write into a reused fd).
+    import socket
+    import threading
+
+    from tablecam.companion.serve import Server, ServeConfig
+
+    srv = Server(ServeConfig(host="127.0.0.1", port=0, camera="demo", data_dir=tmp_path, game="micropul",
+                             demo_fps=None))
+    port = srv.start()
+    gone = threading.Event()
+    srv._wsgi.trigger.pull_trigger(lambda: (srv._wsgi.trigger.close(), gone.set()))
+    assert gone.wait(5)
+    srv.close()  # must not raise
+    with socket.socket() as sock:  # the port is free again
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))

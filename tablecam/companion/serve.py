@@ -41,6 +41,7 @@ class ServeConfig:
     hold: int = 3  # frames a reading must hold to become a stable state
     demo_fps: float | None = 5.0
     demo_frames_per_state: int = 4
+    demo_hand_frames: int = 8  # a test that plays a whole game asks for a quicker hand
     demo_resolution: tuple[int, int] = DEMO_RESOLUTION
     seed: int = 0
     threads: int = 64  # waitress worker threads: each SSE or MJPEG client holds one (PAGE_THREADS are kept free)
@@ -67,7 +68,7 @@ class Server:
         except (ValueError, UserError) as exc:
             raise UserError(f"the settings in {data_dir} cannot be read: {str(exc).rstrip('.')}.") from None
         source = open_source(config.camera, config.demo_fps, config.demo_frames_per_state,
-                             config.demo_resolution, config.seed, config.game)
+                             config.demo_resolution, config.seed, config.game, config.demo_hand_frames)
         if config.reader == "truth" and source.name != "demo":
             raise UserError("--reader truth needs --camera demo (only the demo knows the truth).")
         self.store = Store(data_dir / "games.sqlite3")

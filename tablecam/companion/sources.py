@@ -73,6 +73,7 @@ class DemoSource:
     frames_per_state: int = 4
     fps: float | None = 5.0  # None: as fast as the frames render
     game: str = "micropul"
+    hand_frames: int = 8  # frames of the hand moving a piece between two states
     name: str = "demo"
     live: bool = False
     _frames: Iterator | None = field(default=None, repr=False)
@@ -85,7 +86,7 @@ class DemoSource:
         from tablecam.simulator import CameraModel, sequence
 
         self._frames = sequence(self.game, self.seed, camera=CameraModel.default(resolution=self.resolution),
-                                frames_per_state=self.frames_per_state)
+                                frames_per_state=self.frames_per_state, hand_frames=self.hand_frames)
         self._game_seed = None
 
     def restart(self, game: str | None = None) -> None:
@@ -288,10 +289,11 @@ def _usb_works(index: int) -> bool:
 
 
 def open_source(spec: str, demo_fps: float | None = 5.0, demo_frames_per_state: int = 4,
-                demo_resolution: tuple[int, int] = DEMO_RESOLUTION, seed: int = 0, game: str = "micropul") -> Source:
+                demo_resolution: tuple[int, int] = DEMO_RESOLUTION, seed: int = 0, game: str = "micropul",
+                demo_hand_frames: int = 8) -> Source:
     """`auto`, `demo`, `picamera`, `usb:N`, a video file or a folder of images -> a Source (not yet open)."""
     def demo() -> Source:
-        return DemoSource(seed, demo_resolution, demo_frames_per_state, demo_fps, game)
+        return DemoSource(seed, demo_resolution, demo_frames_per_state, demo_fps, game, demo_hand_frames)
 
     if spec == "demo":
         return demo()

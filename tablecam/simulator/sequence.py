@@ -29,6 +29,18 @@ REACH = (0.3, 0.6, 0.85, 1.0, 1.0, 0.75, 0.45, 0.15)
 REACH_MM = 380.0
 
 
+def hand_reach(frames: int = len(REACH)) -> tuple[float, ...]:
+    """The fingertip's positions in `frames` frames between two states: REACH itself for 8; fewer
+    frames (a quicker hand, e.g. for a test that plays a whole game) reach in and out the same way."""
+    if frames == len(REACH):
+        return REACH
+    if frames < 2:
+        raise ValueError("a hand needs at least 2 frames: one reaching in, one pulling back")
+    rise = np.linspace(REACH[0], 1.0, frames // 2)
+    fall = np.linspace(1.0, REACH[-1], frames - frames // 2)
+    return tuple(float(t) for t in (*rise, *fall))
+
+
 @dataclass(frozen=True, eq=False)
 class Frame:
     image: np.ndarray
@@ -37,13 +49,15 @@ class Frame:
 
 
 def sequence(game: str, seed: int = 0, camera: CameraModel | None = None, nuisances: Nuisances | None = None,
-             geometry: TableGeometry = TableGeometry(), frames_per_state: int = 8) -> Iterator[Frame]:
+             geometry: TableGeometry = TableGeometry(), frames_per_state: int = 8,
+             hand_frames: int = len(REACH)) -> Iterator[Frame]:
     """Frames of random games of `game`, forever (read as many as you need).
 
     camera None: `CameraModel.default()`; nuisances None: realistic random ones drawn from the
     seed (a demo should look like a camera). The hand is driven by the sequence itself.
     """
     module = game_module(game)
+    reach = hand_reach(hand_frames)
     rng = np.random.default_rng([seed, GAMES.index(game), 7])
     camera = camera or CameraModel.default(geometry=geometry)
     nuisances = replace(nuisances or Nuisances.random(rng), hand=False)
@@ -60,7 +74,7 @@ def sequence(game: str, seed: int = 0, camera: CameraModel | None = None, nuisan
                 if target is not None:
                     pose = random_hand(rng, target, geometry)
                     swapped = False
-                    for t in REACH:
+                    for t in reach:
                         swapped = swapped or t >= 1.0
                         p, pts, sc, base = (part, points, scene, canvas) if swapped else before
                         shown = base.copy()

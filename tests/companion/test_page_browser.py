@@ -22,6 +22,7 @@ SHOTS = Path(os.environ.get("TABLECAM_SHOTS") or tempfile.gettempdir())
 
 RESOLUTION = (1640, 1232)
 HOLD, FRAMES_PER_STATE = 2, 3
+HAND_FRAMES = 4  # a quicker hand than the demo's 8 frames: the whole game is ~320 frames instead of ~500
 
 from browser_helpers import ARGS, CHROMIUM, sync_api  # noqa: E402 (skips this module without chromium)
 
@@ -37,6 +38,7 @@ class Running:
     def start(self) -> None:
         config = ServeConfig(host="127.0.0.1", port=self.port, camera="demo", data_dir=self.data_dir,
                              reader="detector", hold=HOLD, demo_fps=None, demo_frames_per_state=FRAMES_PER_STATE,
+                             demo_hand_frames=HAND_FRAMES,
                              demo_resolution=RESOLUTION, ranking_pause_s=600.0, threads=16)
         self.server = Server(config)
         self.port = self.server.start()

@@ -40,3 +40,17 @@ def test_sequences_of_every_other_game_change_state():
         frames = islice(sequence(game, 1, CameraModel.default((320, 240)), Nuisances.none()), 30)
         states = {repr(_state(f.truth)) for f in frames if f.stable}
         assert len(states) >= 2, game
+
+
+def test_a_quicker_hand_still_reaches_in_changes_the_pieces_under_it_and_pulls_back():
+    from tablecam.simulator.sequence import REACH, hand_reach
+
+    assert hand_reach() == REACH
+    frames = list(islice(sequence("micropul", 3, CameraModel.default((400, 300)), Nuisances.none(),
+                                  frames_per_state=2, hand_frames=4), 14))
+    # two stable frames, four hand frames, two stable frames, ...
+    assert [f.stable for f in frames[:14]] == [True] * 2 + [False] * 4 + [True] * 2 + [False] * 4 + [True] * 2
+    hand = frames[2:6]
+    assert [len(f.truth["tiles"]) for f in hand] == [len(frames[0].truth["tiles"])] + \
+        [len(frames[6].truth["tiles"])] * 3  # the tile appears at the first frame at the piece
+    assert any(any(p["hidden"] for p in f.truth["pixels"]["tiles"]) for f in hand)

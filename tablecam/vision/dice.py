@@ -49,6 +49,10 @@ SMALL_SIDE_PX = 14.0
 SMALL_MIN_PIPS = 3
 SMALL_MIN_CONFIDENCE = 0.55  # the faint patterns noise makes (synthetic noisy grounds) reached 0.51
 _PHANTOM_RATIO = 3.0
+# A value read on a photo of unknown scale needs its least clear place this far from the pip/face
+# cut (pip_lattice.SURE allows 0.24): on the development photos no reading under 0.3 was right
+# (a slanted glossy die's glare read as a 2 was at 0.25).
+PHOTO_MIN_CONFIDENCE = 0.3
 _POLARITIES = {"both": (True, False), "dark": (True,), "bright": (False,)}
 # Steps (in pip radii) tried around a lone pip: the pip of a 1 is from a fifth to a twelfth of
 # the side (big pips of ring dice to small pips).
@@ -89,7 +93,8 @@ class Die:
 
 
 def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str = "both",
-              min_contrast: float = MIN_CONTRAST, square_pixels: bool = False) -> list[Die]:
+              min_contrast: float = MIN_CONTRAST, square_pixels: bool = False,
+              roi: tuple[int, int, int, int] | None = None) -> list[Die]:
     """Every die found in a BGR or grey photo, top face read from its pips.
 
     `pip_radius_px`: when the scale is known (a camera over a table), only pips of about that
@@ -98,6 +103,8 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     `pips`: "dark" (black pips on a light die), "bright" or "both". `min_contrast`: the weakest
     pip against its face, in grey levels. Photos whose pixels may not be square (stretched by some
     publisher) are also read un-stretched by the usual ratios, unless `square_pixels`.
+    `roi` (x0, y0, x1, y1; known scale only): only the dice whose windows reach into this box are
+    read, as reading the whole image reads them (a camera over a table: the play area).
     """
     grey = to_grey(check_frame(image))
     if min(grey.shape) < 16:
@@ -108,12 +115,12 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     if pip_radius_px is not None:
         if not (isinstance(pip_radius_px, (int, float)) and 0.5 <= pip_radius_px <= 100):
             raise UserError(f"the pip radius must be 0.5 to 100 pixels, not {pip_radius_px}.")
-        return _read_known_scale(grey, float(pip_radius_px), polarities, min_contrast)
+        return _read_known_scale(grey, float(pip_radius_px), polarities, min_contrast, roi)
     scales = _scales(grey.shape)
     base = _pyramid(grey, scales, polarities, min_contrast)
     if square_pixels:
-        return _with_faces_read_whole(grey, _read_stretched(grey, 1.0, scales, polarities, min_contrast, base),
-                                      polarities, min_contrast)
+        dice = _checked(_read_stretched(grey, 1.0, scales, polarities, min_contrast, base), base)
+        return _with_faces_read_whole(grey, dice, polarities, min_contrast)
     # A photo squeezed into a square by its publisher (a 4:3 or 16:9 shot made 640x640) has
     # oval pips and dice. Pips too small to show their shape cannot say by how much, so every
     # usual squeeze is tried and the one under which the dice read best (most pips on dice
@@ -124,7 +131,22 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
         dice = _read_stretched(grey, 1.0, scales, polarities, min_contrast, base)
     else:
         dice = _read_stretched(grey, best, scales, polarities, min_contrast)
-    return _with_faces_read_whole(grey, dice, polarities, min_contrast)
+    return _with_faces_read_whole(grey, _checked(dice, base), polarities, min_contrast)
+
+
+def _checked(dice: list[Die], base) -> list[Die]:
+    """The photo's readings (after the squeeze is chosen, which they all count for) given no
+    value when a place is too close to the pip/face cut (PHOTO_MIN_CONFIDENCE), or when a 1's
+    pip is not one plain spot among the pips of the photo as stored (`base`, its pyramid: a
+    squeezed copy may not show the spots inside it)."""
+    pips = np.array([(p.x / scale, p.y / scale, p.radius / scale, p.dark) for scale, _level, found in base
+                     for polarity in found for p in polarity], dtype=np.float64).reshape(-1, 4)
+    out = []
+    for d in dice:
+        if d.value is not None and d.confidence < PHOTO_MIN_CONFIDENCE:
+            d = replace(d, value=None, confidence=0.0)
+        out.append(_unless_pip_holds_pips(d, pips))
+    return out
 
 
 # --- a face found whole, read at its own scale ------------------------------------------------------
@@ -296,8 +318,48 @@ def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -
     return die if np.all(d <= 0.5) else replace(die, value=None, confidence=0.0)
 
 
+_HELD_SPOT = 0.4  # a spot inside a 1's "pip", at most this share of its radius: a die's pip, or glare
+_HELD_REACH = 0.8  # ... and within this share of its radius from its centre
+_PART = (0.25, 0.7)  # a part of a 1's "pip" seen at a finer scale: this share of its radius ...
+_PART_OFF = 0.3  # ... centred at least this share of it off the pip's centre (and within its radius)
+
+
+def _unless_pip_holds_pips(die: Die, pips) -> Die:
+    """A 1 loses its value when its pip is not one plain spot: when it holds two or more spots of
+    the other polarity (a white die on a dark table read as the light pip of a big dark 1, its
+    own dark pips inside it), or two or more smaller spots of its own polarity off its centre
+    (two dark dice touching on white paper, seen at a coarse scale as one pip). One spot may be
+    glare on a glossy pip, or the pip itself seen at a finer scale. `pips`: (x, y, radius, dark)
+    rows, every scale of the image the die is in."""
+    if die.value != 1 or len(pips) == 0:
+        return die
+    arr = np.asarray(pips, dtype=np.float64).reshape(-1, 4)
+    step = die.side_px / SIDE_PER_STEP
+    dist = np.hypot(arr[:, 0] - die.centre_px[0], arr[:, 1] - die.centre_px[1])
+    alike = arr[:, 3] == float(die.dark_pips)
+    own = alike & (dist < 0.35 * step)
+    if not own.any():
+        return die
+    radius = float(arr[own, 2].max())
+    held = ~alike & (dist < _HELD_REACH * radius) & (arr[:, 2] <= _HELD_SPOT * radius)
+    parts = alike & (dist >= _PART_OFF * radius) & (dist < radius) & (arr[:, 2] >= _PART[0] * radius) \
+        & (arr[:, 2] <= _PART[1] * radius)
+    if _places(arr[held]) >= 2 or _places(arr[parts]) >= 2:
+        return replace(die, value=None, confidence=0.0)
+    return die
+
+
+def _places(spots: np.ndarray) -> int:
+    """How many places (x, y, radius rows) the spots are at: a spot is found at several scales."""
+    places: list[np.ndarray] = []
+    for q in spots:
+        if not any(math.hypot(q[0] - o[0], q[1] - o[1]) <= max(q[2], o[2]) for o in places):
+            places.append(q)
+    return len(places)
+
+
 def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, ...],
-                      min_contrast: float) -> list[Die]:
+                      min_contrast: float, roi: tuple[int, int, int, int] | None = None) -> list[Die]:
     """Dice whose pips are about `radius` px: windows around candidate pips, read one by one.
 
     Each window is read enlarged so that a pip is about 3.5 px in radius: a blurred pip of 2 px
@@ -306,12 +368,13 @@ def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, .
     whole. Faint spots found at a still shallower cut are the witnesses of `_unless_stray_pips`:
     a reading that leaves one on its face off its places (part of a bigger face whose other
     pips are faint) is given no value, and a 1 is checked harder (`_lone_unless_neighbours`,
-    `_lone_on_even_face`). Readings closer than a die are one die (`_one_per_die`)."""
+    `_lone_on_even_face`). Readings closer than a die are one die (`_one_per_die`). With a `roi`
+    only the windows reaching into it are read (`_windows_in`)."""
     scale = 1.0 if KNOWN_PIP_PX <= radius <= 5.5 else KNOWN_PIP_PX / radius
     side = radius / 0.1  # a die's side is about ten pip radii
     dice: list[Die] = []
     for dark in polarities:
-        for x0, y0, x1, y1 in _windows(grey, radius, dark, min_contrast, side):
+        for x0, y0, x1, y1 in _windows_in(grey, radius, dark, min_contrast, side, roi):
             level = _resize(grey[y0:y1, x0:x1], scale)
             # with a known scale only readings of the right size count, so the pip finder may
             # let in pips that touch a die's shaded rim
@@ -389,10 +452,42 @@ def _one_per_die(dice: list[Die], side: float) -> list[Die]:
     return sorted(kept, key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
+# A window whose box comes this close (in dice sides) to an edge of the part of the image its
+# windows were found on may be cut there, or lack a spot the whole image has beyond that edge:
+# windows span two cells (a die's side) round their spots, cells are half a side, and the
+# half-size copy's local mean reaches a quarter of a side.
+_WINDOW_EDGE_SIDES = 2.5
+
+
+def _windows_in(grey: np.ndarray, radius: float, dark: bool, min_contrast: float, side: float,
+                roi: tuple[int, int, int, int] | None) -> list[tuple[int, int, int, int]]:
+    """The windows `_windows` finds on the whole image that reach into `roi`, found on `roi` only:
+    where one of them comes near an edge of the part looked at (not the image's own), that part
+    is grown to the image's edge on that side and looked at again."""
+    if roi is None:
+        return _windows(grey, radius, dark, min_contrast, side)
+    h, w = grey.shape
+    rx0, ry0, rx1, ry1 = (int(v) for v in roi)
+    # the half-size copy must pair the image's own pixels: an even origin and size
+    x0, y0 = max(0, rx0) & ~1, max(0, ry0) & ~1
+    x1, y1 = min(w, x0 + ((max(rx1, x0) - x0 + 1) & ~1)), min(h, y0 + ((max(ry1, y0) - y0 + 1) & ~1))
+    near = _WINDOW_EDGE_SIDES * side
+    while True:
+        found = [b for b in _windows(grey[y0:y1, x0:x1], radius, dark, min_contrast, side, (x0, y0))
+                 if b[0] < rx1 and b[2] > rx0 and b[1] < ry1 and b[3] > ry0]
+        grow = (x0 > 0 and any(b[0] - x0 < near for b in found), y0 > 0 and any(b[1] - y0 < near for b in found),
+                x1 < w and any(x1 - b[2] < near for b in found), y1 < h and any(y1 - b[3] < near for b in found))
+        if not any(grow):
+            return found
+        x0, y0 = (0 if grow[0] else x0), (0 if grow[1] else y0)
+        x1, y1 = (w if grow[2] else x1), (h if grow[3] else y1)
+
+
 def _windows(grey: np.ndarray, radius: float, dark: bool, min_contrast: float,
-             side: float) -> list[tuple[int, int, int, int]]:
+             side: float, origin: tuple[int, int] = (0, 0)) -> list[tuple[int, int, int, int]]:
     """Image windows (x0, y0, x1, y1) around every pip-like spot of a half-size copy, merged where
-    they overlap; each spans a die and more around each spot."""
+    they overlap; each spans a die and more around each spot. `grey` may be a part of a bigger
+    image, at `origin` (even) in it: the windows are then in that image's pixels, laid on its grid."""
     small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)), interpolation=cv2.INTER_AREA)
     k = int(round(radius * 2.5)) | 1
     mean = cv2.blur(small, (k, k))
@@ -406,20 +501,21 @@ def _windows(grey: np.ndarray, radius: float, dark: bool, min_contrast: float,
     found = cv2.findNonZero(mask)
     if found is None:
         return []
-    spots = found.reshape(-1, 2).astype(np.float64) * 2 + 1
+    ox, oy = origin
+    spots = found.reshape(-1, 2).astype(np.float64) * 2 + 1 + np.array([ox, oy], dtype=np.float64)
     # mark a coarse occupancy grid (cells of half a die) and take its connected parts as windows
     cell = max(2.0, side / 2)
-    gh, gw = int(math.ceil(grey.shape[0] / cell)) + 1, int(math.ceil(grey.shape[1] / cell)) + 1
+    h, w = grey.shape[0] + oy, grey.shape[1] + ox  # the far edges, in the image's pixels
+    gh, gw = int(math.ceil(h / cell)) + 1, int(math.ceil(w / cell)) + 1
     occupied = np.zeros((gh, gw), np.uint8)
     gx = np.clip((spots[:, 0] / cell).astype(int), 0, gw - 1)
     gy = np.clip((spots[:, 1] / cell).astype(int), 0, gh - 1)
     occupied[gy, gx] = 1
     occupied = cv2.dilate(occupied, np.ones((5, 5), np.uint8))  # two cells = a die each way
     m, _, boxes, _ = cv2.connectedComponentsWithStats(occupied, connectivity=8)
-    h, w = grey.shape
     out = []
     for bx, by, bw, bh, _a in boxes[1:m]:
-        x0, y0 = int(bx * cell), int(by * cell)
+        x0, y0 = max(int(bx * cell), ox), max(int(by * cell), oy)
         x1, y1 = min(int((bx + bw) * cell), w), min(int((by + bh) * cell), h)
         if x1 - x0 >= 8 and y1 - y0 >= 8:
             out.append((x0, y0, x1, y1))

@@ -24,6 +24,8 @@ How a frame is read:
 
 from __future__ import annotations
 
+import functools
+import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -191,17 +193,18 @@ def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.nda
     """Shutters and dice of one frame whose table is known (`fix`)."""
     g = fix.geometry
     warnings = list(fix.warnings)
+    light = functools.cache(lambda: _white_reference(frame, fix))  # measured once, if needed
     # ten nulls, not null: the rules keep each shutter's last reading through a null one
     shutters: list[bool | None] = [None] * SHUTTERS
     if row is None:
         warnings.append(NOT_MARKED)
     else:
-        shutters = _read_shutters(frame, fix, points_px)
+        shutters = _read_shutters(frame, points_px, light)
         unclear = [k + 1 for k, s in enumerate(shutters) if s is None]
         if unclear:
             warnings.append(f"shutter{'s' if len(unclear) > 1 else ''} {', '.join(map(str, unclear))} "
                             "cannot be told open or closed (hidden, or half open)")
-    dice = _read_dice(frame, fix, row, pip_mm, die_height_mm)
+    dice = _read_dice(frame, fix, row, pip_mm, die_height_mm, light)
     if pip_mm * _px_per_mm(fix) < MIN_PIP_PX:
         warnings.append(f"the dice are too small in the picture to read ({_px_per_mm(fix):.2f} px per mm): "
                         "bring the camera closer or raise its resolution")
@@ -216,27 +219,30 @@ def read_frame(frame: np.ndarray, fix, row: ShutterRow | None, points_px: np.nda
             "shutter_row_mm": row.as_list() if row is not None else None}
 
 
-def _read_shutters(frame: np.ndarray, fix, points_px: np.ndarray) -> list[bool | None]:
-    from tablecam.calibration import white_reference
-
+def _read_shutters(frame: np.ndarray, points_px: np.ndarray, light) -> list[bool | None]:
     h, w = frame.shape[:2]
     px = np.rint(points_px).astype(np.intp)
     seen = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     if frame.ndim == 2:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     samples = frame[np.clip(px[:, 1], 0, h - 1), np.clip(px[:, 0], 0, w - 1)].astype(np.float64)
-    try:
-        samples = white_reference(frame, fix).correct_colours(samples)
-    except UserError:
-        pass  # every marker covered: judge the raw colours
+    reference = light()
+    if reference is not None:  # None: every marker covered, the raw colours are judged
+        samples = reference.correct_colours(samples)
     per = samples.reshape(SHUTTERS, -1, 3)
     states, _share = judge(per)
     outside = ~seen.reshape(SHUTTERS, -1).all(axis=1)
     return [None if outside[k] else states[k] for k in range(SHUTTERS)]
 
 
-def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, die_height_mm: float) -> list[dict]:
+def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, die_height_mm: float,
+               light) -> list[dict]:
+    """The dice on the play area; `light()`: the frame's white reference (or None)."""
     g = fix.geometry
+    px_per_mm = _px_per_mm(fix)
+    if pip_mm * px_per_mm < MIN_PIP_PX:
+        return []  # read_frame warns: the camera is too far (or its resolution too low) for pips
+    camera = camera_position_mm(fix.homography, fix.image_size, fix.profile.K if fix.profile is not None else None)
     grey = to_grey(frame)
     if grey is frame:
         grey = grey.copy()
@@ -248,17 +254,16 @@ def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, di
     for poly_mm in blanks:
         poly_px = fix.table_to_image(poly_mm)
         cv2.fillPoly(grey, [np.rint(poly_px).astype(np.int32)], fill)
-    px_per_mm = _px_per_mm(fix)
-    if pip_mm * px_per_mm < MIN_PIP_PX:
-        return []  # read_frame warns: the camera is too far (or its resolution too low) for pips
+    # only the part of the frame where a die can lie is read (the play area is 19-43 % of a
+    # frame); read_dice reads the dice there as it reads them on the whole frame
+    area = _dice_area_px(fix, camera, die_height_mm, pip_mm * px_per_mm / 0.1, grey.shape)
     found: list[Die] = read_dice(grey, pip_radius_px=pip_mm * px_per_mm, pips="dark", min_contrast=MIN_PIP_CONTRAST,
-                                 square_pixels=True)
+                                 square_pixels=True, roi=area)
     if not found:
         return []
     # the homography sees the top face where its ray meets the table: move it down to the die's footprint
-    camera = camera_position_mm(fix.homography, fix.image_size, fix.profile.K if fix.profile is not None else None)
     seen = footprint_mm(fix.image_to_table([d.centre_px for d in found]), camera, die_height_mm)
-    chroma = _face_chroma(frame, fix, found)
+    chroma = _face_chroma(frame, found, light)
     sizes = _size_ratios(fix, found, camera, die_height_mm)
     out = []
     for d, (x, y), c, size in zip(found, seen, chroma, sizes):
@@ -277,6 +282,32 @@ def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, di
     return sorted(out, key=lambda d: (d["center_mm"][0], d["center_mm"][1]))
 
 
+# How far round the play area (in dice sides) the frame is read: a reading just outside it may
+# still take the place of one inside (readings closer than a die are one die), so that reading
+# is made as before.
+AREA_MARGIN_SIDES = 3.0
+
+
+def _dice_area_px(fix, camera: np.ndarray, die_height_mm: float, side_px: float,
+                  shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The frame's box (x0, y0, x1, y1) holding every place where the top face of a die standing
+    on the play area can be seen, and AREA_MARGIN_SIDES dice round it."""
+    g = fix.geometry
+    t = np.linspace(0.0, 1.0, 17)
+    w, h = g.width_mm, g.height_mm
+    edge = np.concatenate([np.column_stack([t * w, 0 * t]), np.column_stack([w + 0 * t, t * h]),
+                           np.column_stack([t * w, h + 0 * t]), np.column_stack([0 * t, t * h])])
+    # a top face die_height_mm up is seen further from the point below the camera than its footprint
+    if die_height_mm > 0 and camera[2] > die_height_mm:
+        edge = camera[:2] + (edge - camera[:2]) / (1.0 - die_height_mm / camera[2])
+    px = fix.table_to_image(edge)
+    grow = AREA_MARGIN_SIDES * side_px
+    fh, fw = shape
+    x0 = int(np.clip(math.floor(px[:, 0].min() - grow), 0, fw))
+    y0 = int(np.clip(math.floor(px[:, 1].min() - grow), 0, fh))
+    return x0, y0, int(np.clip(math.ceil(px[:, 0].max() + grow), x0, fw)), int(np.clip(math.ceil(px[:, 1].max() + grow), y0, fh))
+
+
 def _size_ratios(fix, dice: list[Die], camera: np.ndarray, die_height_mm: float) -> list[float]:
     """Each reading's face side over the side a 16 mm die's top face has where it is seen (the
     local scale of the table there, enlarged by the face's height over the table)."""
@@ -290,18 +321,14 @@ def _size_ratios(fix, dice: list[Die], camera: np.ndarray, die_height_mm: float)
     return out
 
 
-def _face_chroma(frame: np.ndarray, fix, dice: list[Die]) -> list[float]:
+def _face_chroma(frame: np.ndarray, dice: list[Die], light) -> list[float]:
     """How coloured each die's face is under the table's light (white-balanced on the markers'
-    paper): 0 for grey or white, towards 1 for a saturated colour. The lighter half of the pixels
-    around the face's centre is the face between the pips."""
-    from tablecam.calibration import white_reference
-
+    paper, `light()`: the frame's white reference or None): 0 for grey or white, towards 1 for a
+    saturated colour. The lighter half of the pixels around the face's centre is the face between
+    the pips."""
     if frame.ndim == 2:
         return [0.0] * len(dice)
-    try:
-        light = white_reference(frame, fix)
-    except UserError:
-        light = None  # every marker covered: judge the raw colours
+    light = light()
     h, w = frame.shape[:2]
     out = []
     for d in dice:
@@ -319,6 +346,19 @@ def _face_chroma(frame: np.ndarray, fix, dice: list[Die]) -> list[float]:
         top = max(float(colour.max()), 1.0)
         out.append(float((colour.max() - colour.min()) / top))
     return out
+
+
+def _white_reference(frame: np.ndarray, fix):
+    """The markers' paper white and ink black in this frame (calibration.LightReference), or
+    None when every marker is covered (the raw colours are then judged)."""
+    from tablecam.calibration import white_reference
+
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    try:
+        return white_reference(frame, fix)
+    except UserError:
+        return None
 
 
 def _px_per_mm(fix) -> float:

@@ -109,7 +109,7 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
     """Pips among the blobs of `diff > cut` in one region, and the boxes (full-image pixels) of
     blobs too big for one pip, where a deeper cut should look again."""
     mask = (diff > cut).view(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, stats, centroids = _components(mask)
     if n <= 1:
         return [], []
     ox, oy = offset
@@ -119,13 +119,17 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
     fill = area / (w * h)
     aspect = np.maximum(w, h) / np.minimum(w, h)
     a_min, a_max = np.pi * radius_min ** 2 * 0.8, np.pi * radius_max ** 2 * 1.3
-    keep = np.flatnonzero((area >= a_min) & (area <= a_max) & (fill >= _FILL_MIN) & (aspect <= _ASPECT_MAX)) + 1
+    pip_like = (area >= a_min) & (area <= a_max) & (fill >= _FILL_MIN) & (aspect <= _ASPECT_MAX)
+    keep = np.flatnonzero(pip_like) + 1
     # too big or too odd for one pip, yet no bigger than a die's face of pips: look deeper
-    again = np.flatnonzero((area >= 2 * a_min) & (area <= 60 * a_max) & ~np.isin(np.arange(1, n), keep)) + 1
-    pad = int(math.ceil(radius_max))
-    big = [(max(int(stats[i, 0]) + ox - pad, 0), max(int(stats[i, 1]) + oy - pad, 0),
-            min(int(stats[i, 0] + stats[i, 2]) + ox + pad, W), min(int(stats[i, 1] + stats[i, 3]) + oy + pad, H))
-           for i in again]
+    again = np.flatnonzero((area >= 2 * a_min) & (area <= 60 * a_max) & ~pip_like) + 1
+    big: list[tuple[int, int, int, int]] = []
+    if again.size:
+        pad = int(math.ceil(radius_max))
+        s = stats[again].astype(np.int64)
+        boxes = np.column_stack([np.maximum(s[:, 0] + (ox - pad), 0), np.maximum(s[:, 1] + (oy - pad), 0),
+                                 np.minimum(s[:, 0] + s[:, 2] + (ox + pad), W), np.minimum(s[:, 1] + s[:, 3] + (oy + pad), H)])
+        big = [tuple(b) for b in boxes.tolist()]
     if keep.size == 0:
         return [], big
     # Measure every candidate at once on a few sample points: the core (centre and four points
@@ -142,7 +146,7 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
     # The face is the ring's lighter part (darker for a bright pip): neighbouring pips of a 6 or
     # the shaded rim of a small die may cover half the ring. But a pip is darker than ALL its
     # ring, while wood grain, a crease or a letter stroke runs on through it.
-    face = np.percentile(ring, 70 if dark else 30, axis=1)
+    face = _percentile_16(ring, 70 if dark else 30)
     contrast = (face - core) if dark else (core - face)
     closest = (ring.min(axis=1) - core) if dark else (core - ring.max(axis=1))
     level = np.abs(ring - face[:, None]) <= np.maximum(0.3 * contrast, 4.0)[:, None]
@@ -153,8 +157,30 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
     return out, big
 
 
+def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The count, stats and centroids of cv2.connectedComponentsWithStats(mask, connectivity=4),
+    the same components in the same order, in about three quarters of the time: Wu's algorithm
+    writing 16-bit labels when there cannot be more than 16 bits' worth (the label image itself
+    is not used)."""
+    ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65535 else cv2.CV_32S
+    n, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 4, ltype, cv2.CCL_WU)
+    return n, stats, centroids
+
+
+def _percentile_16(ring: np.ndarray, q: int) -> np.ndarray:
+    """np.percentile(ring, q, axis=1) for rows of 16 samples and q = 30 or 70, the same numbers
+    at a fraction of the cost: the linear method falls half-way between two order statistics
+    (4 and 5, or 10 and 11), and numpy takes b - (b - a) / 2 there."""
+    assert ring.shape[1] == len(_RING_X) == 16
+    lo = {30: 4, 70: 10}[q]
+    part = np.partition(ring, (lo, lo + 1), axis=1)
+    a, b = part[:, lo], part[:, lo + 1]
+    return b - (b - a) * 0.5
+
+
 def _sample(g: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Grey levels at (rounded) points, clamped to the image."""
-    xi = np.clip(np.rint(xs).astype(np.intp), 0, g.shape[1] - 1)
-    yi = np.clip(np.rint(ys).astype(np.intp), 0, g.shape[0] - 1)
+    # np.minimum / np.maximum: what np.clip does, without its Python-level wrapper
+    xi = np.minimum(np.maximum(np.rint(xs).astype(np.intp), 0), g.shape[1] - 1)
+    yi = np.minimum(np.maximum(np.rint(ys).astype(np.intp), 0), g.shape[0] - 1)
     return g[yi, xi].astype(np.float64)

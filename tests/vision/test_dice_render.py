@@ -123,3 +123,38 @@ def test_a_face_region_is_read_at_its_own_scale_only_where_no_die_lies():
     # a die already read there (here: left unread) keeps its place; nothing is added over it
     there = replace(die, value=None, confidence=0.0)
     assert _with_faces_read_whole(grey, [there], (True, False), 10.0) == [there]
+
+
+def test_a_one_whose_pip_holds_two_pips_is_a_die_not_a_pip():
+    # a white die on a dark table read as the light pip of a big dark 1: its own dark pips lie
+    # inside that "pip"; one spot alone (glare on a glossy pip) leaves the 1 as it is
+    from tablecam.vision.dice import Die, _unless_pip_holds_pips
+
+    one = Die(1, (0, 0, 200, 200), (100.0, 100.0), 0.9, side_px=200.0, pips=1, dark_pips=False)
+    pip = (100.0, 100.0, 20.0, False)
+    two_spots = [pip, (94.0, 94.0, 3.0, True), (106.0, 106.0, 3.0, True)]
+    assert _unless_pip_holds_pips(one, two_spots).value is None
+    glare = [pip, (96.0, 96.0, 3.0, True), (96.5, 96.0, 2.5, True)]  # one spot, seen at two scales
+    assert _unless_pip_holds_pips(one, glare).value == 1
+    far = [pip, (94.0, 94.0, 3.0, True), (100.0, 130.0, 3.0, True)]  # the second spot off the pip
+    assert _unless_pip_holds_pips(one, far).value == 1
+    big = [pip, (94.0, 94.0, 12.0, True), (106.0, 106.0, 12.0, True)]  # spots as big as pips: not held
+    assert _unless_pip_holds_pips(one, big).value == 1
+    # two dark dice touching on white paper, one "pip" of a big dark 1 at a coarse scale: at a
+    # finer scale it is two smaller spots of its own polarity off its centre
+    dark_one = Die(1, (0, 0, 200, 200), (100.0, 100.0), 0.9, side_px=200.0, pips=1, dark_pips=True)
+    blob = (100.0, 100.0, 20.0, True)
+    assert _unless_pip_holds_pips(dark_one, [blob, (90.0, 95.0, 9.0, True), (110.0, 105.0, 9.0, True)]).value is None
+    # the pip itself found again at a finer scale, a little off: still one pip
+    assert _unless_pip_holds_pips(dark_one, [blob, (101.0, 100.0, 18.0, True), (93.0, 100.0, 9.0, True)]).value == 1
+
+
+@pytest.mark.parametrize("spot", [122, 126])
+def test_a_place_between_pip_and_face_leaves_the_photo_die_unread(spot):
+    # a 2 with a half-dark spot where a 3's middle pip would be: the lattice reads 3 with its
+    # least clear place just past the cut (margin 0.24-0.3); a photo reading says null
+    img = ground((200, 200), (60, 50, 40), noise=3, seed=3)
+    draw_die(img, 2, (100, 100), 80, 0, WHITE, BLACK)
+    cv2.circle(img, (100, 100), int(round(80 * 0.09)), (spot,) * 3, -1, lineType=cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    assert [d.value for d in read_dice(img)] == [None]

@@ -93,3 +93,37 @@ def test_dice_under_random_nuisances_are_never_read_wrong(nuisance_readings):
             if r["value"] is not None:
                 assert any(math.dist(r["center_mm"], t["center_mm"]) < 10 for t in truth), (r, truth)
     assert right >= 6  # of 14 dice (7 on the last run); one half under a hand, one 1 and one 5 blurred
+
+
+# --- the frame's speed-ups read the same (issue 9, session 5) -----------------------------------
+def test_reading_only_a_part_of_the_frame_gives_the_dice_the_whole_frame_gives_there():
+    # dice spread over a wide frame, one chain of spots (a die row) crossing the part's edge:
+    # the part is grown where a window nears its edge, so the dice in it are read as before
+    side = 24
+    img = ground((int(side * 12), int(side * 30)), (60, 50, 40), noise=3, seed=2)
+    for k in range(12):
+        draw_die(img, k % 6 + 1, (side * (1.5 + 2.2 * k), side * (2 + 0.6 * k)), side, 15 * k, WHITE, BLACK)
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    kw = dict(pip_radius_px=side * 0.09, pips="dark", min_contrast=50, square_pixels=True)
+    whole = read_dice(img, **kw)
+    roi = (int(side * 9), int(side * 3), int(side * 19) + 1, int(side * 9) + 1)
+    part = read_dice(img, roi=roi, **kw)
+    inside = [d for d in whole if roi[0] <= d.centre_px[0] <= roi[2] and roi[1] <= d.centre_px[1] <= roi[3]]
+    assert len(inside) >= 4
+    assert [d for d in part if d in inside] == inside
+    assert all(d in whole for d in part)
+
+
+def test_pip_blobs_are_the_components_and_percentiles_opencv_and_numpy_give():
+    from tablecam.vision.pips import _components, _percentile_16
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        h, w = rng.integers(5, 120, 2)
+        mask = (rng.random((h, w)) < rng.uniform(0.05, 0.6)).astype(np.uint8)
+        n, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        m, stats2, centroids2 = _components(mask)
+        assert m == n and np.array_equal(stats2, stats) and np.array_equal(centroids2, centroids, equal_nan=True)
+    ring = np.rint(rng.normal(120, 50, (5000, 16)))
+    for q in (30, 70):
+        assert np.array_equal(_percentile_16(ring, q), np.percentile(ring, q, axis=1))

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .enix_search import CARD_BORDER_MM, CARD_MM, CardBlob
+from .enix_search import CAPTION_AT_MM, CARD_BORDER_MM, CARD_MM, CardBlob
 from .piece_colours import srgb_to_linear
 
 VALUES = tuple(range(-10, 10))
@@ -48,7 +48,7 @@ CONVERGED_MM = 1.0  # after two corrections, a third may move the border no more
 CONVERGED_DEG = 1.5  # ... nor turn it more than this
 ACROSS_AT_MM = (-21.5, 14.5)  # heights (card frame) of the across scans: below the value, clear of the icon
 ALONG_AT_MM = 21.0  # side of the along scan (towards the top): clear of the icon and the value
-CAPTION_Y_MM = 27.0  # the caption band's middle, below the card's centre (enix.md model)
+CAPTION_Y_MM = CAPTION_AT_MM  # the caption band's middle, below the card's centre (enix.md model)
 BORDER_WHITE = 0.55  # share of border samples that must be white-ish for a face
 BORDER_REACH_MM = 5.0  # how far from where the coarse pose puts it a face's border is sought
 HEAD_GREEN = 1.3  # the goblin's head: green this many times its red and blue (linear light)...
@@ -248,20 +248,22 @@ def _has_head(view, b: CardBlob) -> bool:
     across, 6 mm below the centre, either way up) covers every point within 4 mm of the centre
     even when the centre is a few millimetres off; the grey is sampled where neither the head nor
     the "ENIX" print lie. A back shows its blue-grey all over, a stack's stripes included."""
-    ring = np.array([(r * math.cos(t), r * math.sin(t)) for r in (0.0, 2.0, 4.0)
-                     for t in np.linspace(0, 2 * math.pi, 8, endpoint=False)])
-    body = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.0, 34.0)])
-    # A dark card's coarse centre can be most of a head's radius off along its length (its black
-    # and grey split its blob): the test is made at a few places along it.
-    places = np.concatenate([np.concatenate([ring, body]) + (0.0, along) for along in HEAD_SEARCH_MM])
-    bgr, inside, _ = view.sample(_to_table(b, False, places))  # one sampling: each costs a lens projection
-    n = len(ring) + len(body)
+    bgr, inside, _ = view.sample(_to_table(b, False, _HEAD_PLACES))  # one sampling: each costs a lens projection
+    n = len(_HEAD_RING) + len(_HEAD_BODY)
     lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
     inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
-    head, grey = np.median(lin[:, :len(ring)], axis=1), np.median(lin[:, len(ring):], axis=1)
+    head, grey = np.median(lin[:, :len(_HEAD_RING)], axis=1), np.median(lin[:, len(_HEAD_RING):], axis=1)
     blue, green, red = head[:, 0], head[:, 1], head[:, 2]
     found = (green > HEAD_GREEN * np.maximum(red, blue)) & (green > HEAD_LIGHTER * grey.max(axis=1)) & inside
     return bool(found.any())
+
+
+_HEAD_RING = np.array([(r * math.cos(t), r * math.sin(t)) for r in (0.0, 2.0, 4.0)
+                       for t in np.linspace(0, 2 * math.pi, 8, endpoint=False)])
+_HEAD_BODY = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.0, 34.0)])
+# A dark card's coarse centre can be most of a head's radius off along its length (its black and
+# grey split its blob): the test is made at a few places along it.
+_HEAD_PLACES = np.concatenate([np.concatenate([_HEAD_RING, _HEAD_BODY]) + (0.0, along) for along in HEAD_SEARCH_MM])
 
 
 def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:

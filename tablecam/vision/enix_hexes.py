@@ -136,28 +136,36 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
     x0, y0 = max(int(start[0] - 2 * r), 0), max(int(start[1] - 2 * r), 0)
     x1, y1 = min(int(start[0] + 2 * r) + 1, w), min(int(start[1] + 2 * r) + 1, h)
     sub = mask[y0:y1, x0:x1] > 0
-    yy, xx = np.ogrid[y0:y1, x0:x1]  # (a row and a column: the disc test broadcasts them)
     cx, cy = float(start[0]), float(start[1])
-    blob = np.zeros_like(sub)
+    disc, box = np.zeros((0, 0), bool), (slice(0, 0), slice(0, 0))
     for _ in range(3):
-        blob = sub & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
-        ys, xs = np.nonzero(blob)
-        if len(ys) == 0:
+        # Only the disc's box is tested (the window is twice as wide): the same pixels, fewer tests.
+        bx0, by0 = max(int(math.floor(cx - r)), x0), max(int(math.floor(cy - r)), y0)
+        bx1, by1 = max(min(int(math.ceil(cx + r)) + 1, x1), bx0), max(min(int(math.ceil(cy + r)) + 1, y1), by0)
+        yy, xx = np.ogrid[by0:by1, bx0:bx1]  # (a row and a column: the disc test broadcasts them)
+        box = (slice(by0 - y0, by1 - y0), slice(bx0 - x0, bx1 - x0))
+        disc = sub[box] & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
+        m = cv2.moments(disc.view(np.uint8), binaryImage=True) if disc.size else {"m00": 0}
+        if m["m00"] == 0:
             break
-        cy, cx = float((ys + y0).mean()), float((xs + x0).mean())
-    return (cx, cy), float(blob.sum()) / (AREA_MM2 * ppm * ppm), blob
+        # The centroid as the mean of whole pixel coordinates (exact sums either way).
+        cy, cx = (m["m01"] + by0 * m["m00"]) / m["m00"], (m["m10"] + bx0 * m["m00"]) / m["m00"]
+    blob = np.zeros_like(sub)
+    blob[box] = disc
+    return (cx, cy), float(disc.sum()) / (AREA_MM2 * ppm * ppm), blob
 
 
 def _outline_angle(blob: np.ndarray) -> float:
     """Sides' angle (mod 60) from a filled blob's outline: edge normals lie at -90 + angle + 60 k."""
-    ys, xs = np.nonzero(blob)
-    if len(xs) == 0:
+    x, y, w, h = cv2.boundingRect(blob.view(np.uint8))
+    if w == 0:
         return 0.0
-    b = blob[max(ys.min() - 2, 0):ys.max() + 3, max(xs.min() - 2, 0):xs.max() + 3].astype(np.float32)
+    b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].astype(np.float32)
     gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
-    mag = cv2.magnitude(gx, gy)
-    z = (mag * np.exp(6j * np.arctan2(gy, gx))).sum()
+    edge = (gx != 0) | (gy != 0)  # (the outline: elsewhere the gradient adds nothing)
+    gx, gy = gx[edge], gy[edge]
+    z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
     # Outward normals at -90 + a + 60k and the gradient of a filled blob points inwards (+180):
     # six times that is 6a - 540 + 1080, i.e. 6a + 180 modulo a turn.
     return float((np.degrees(np.angle(z)) - 180.0) / 6.0 % 60.0)

@@ -11,7 +11,9 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    black pawn's dark disc against its surroundings; peaks of either are candidates, each checked
    over half a millimetre around it;
 2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
-   10 of 12 directions, and no dark ring close in (a path point's);
+   10 of 12 directions, round (darkest at one distance, or as dark there as anywhere out to 9 mm),
+   and no dark ring close in (a path point's). The patches are stacked (`_Stack`) so that every
+   patch's candidates are checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one).
 
@@ -45,6 +47,7 @@ RIM_AT_MM = (7.0, 2.0)  # where a pawn's rim is darkest (its shaded edge): 5-8 m
 MID_OVER_TOP = 0.45  # 4 mm out, a pawn's dome is still this bright (a path point's ring is darker)
 MID_OVER_RIM = 1.5  # ... and brighter than its rim by this
 MAX_RIM_RESIDUAL = 0.3
+ROUND_FLOOR = 0.035  # a direction within this share of its top's contrast of its darkest at the rim is round there
 BLACK_TOP = 0.07  # linear luminance: a black pawn's top
 BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
 BLACK_BRIGHT_DIRECTIONS = 9
@@ -107,11 +110,13 @@ def find_pawns(patches: list[np.ndarray], tile_centres: list[tuple[float, float]
     """Pawns within reach of the given tile centres (table mm), read from their `tile_patches`.
     `tile_colours` (sRGB BGR, one per tile): a dome whose top is its tile's own colour rather than
     any pawn's is the tile's print (its source's inner disc), unless a pawn has that colour too."""
+    if not len(patches):
+        return []
+    stack = _stack(patches)
+    tiles = None if tile_colours is None else np.asarray(tile_colours, np.float32).reshape(-1, 3)
     found: list[Pawn] = []
-    for k, (centre, patch) in enumerate(zip(tile_centres, patches)):
-        lum = _luminance(patch)
-        tile = None if tile_colours is None else np.asarray(tile_colours[k], np.float32)
-        for (px, py), colour in _pawns_in_patch(patch, lum, names, refs, tile):
+    for centre, pawns in zip(tile_centres, _pawns_in_patches(stack, names, refs, tiles)):
+        for (px, py), colour in pawns:
             mm = _patch_to_mm(centre, px, py, angle_deg)
             if math.dist(mm, centre) > REACH_MM:
                 continue
@@ -133,29 +138,126 @@ _LINEAR_LUT = srgb_to_linear(np.arange(256, dtype=np.uint8)).reshape(1, 256)
 
 
 def _luminance(bgr: np.ndarray) -> np.ndarray:
-    lin = cv2.LUT(bgr, _LINEAR_LUT) if bgr.dtype == np.uint8 else srgb_to_linear(bgr)
+    """Linear luminance of a BGR image or a stack of them (..., H, W, 3)."""
+    if bgr.dtype == np.uint8:
+        lin = cv2.LUT(bgr.reshape((-1,) + bgr.shape[-2:]), _LINEAR_LUT).reshape(bgr.shape)
+    else:
+        lin = srgb_to_linear(bgr)
     return (0.0722 * lin[..., 0] + 0.7152 * lin[..., 1] + 0.2126 * lin[..., 2]).astype(np.float32)
 
 
-def _refined(patch: np.ndarray, lum: np.ndarray, peaks: list[tuple[int, int]], ox: np.ndarray,
+STACK_PAD = 32  # px: farther than any ring read here reaches past a candidate inside its patch
+
+
+@dataclass(frozen=True)
+class _Stack:
+    """The tiles' patches stacked, each padded by STACK_PAD px with its edge pixels repeated (what a
+    read clamped to the patch sees): the rings round the candidates of every patch are read in one
+    gather and checked in one numpy pass, not patch by patch."""
+
+    bgr: np.ndarray  # (tiles, H + 2 pad, W + 2 pad, 3) uint8
+    lum: np.ndarray  # (tiles, H + 2 pad, W + 2 pad) linear luminance, float32
+    shape: tuple[int, int]  # one patch's own (H, W)
+
+    def own_lum(self, k: int) -> np.ndarray:
+        h, w = self.shape
+        return self.lum[k, STACK_PAD:STACK_PAD + h, STACK_PAD:STACK_PAD + w]
+
+
+def _stack(patches) -> _Stack:
+    p = STACK_PAD
+
+    def padded(image: np.ndarray) -> np.ndarray:
+        return cv2.copyMakeBorder(np.ascontiguousarray(image), p, p, p, p, cv2.BORDER_REPLICATE)
+
+    # The luminance of the patches only, then padded: the same values, half the pixels converted.
+    return _Stack(np.stack([padded(q) for q in patches]), np.stack([padded(_luminance(q)) for q in patches]),
+                  tuple(patches[0].shape[:2]))
+
+
+def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One patch's candidate points (x, y arrays): peaks of the dome score and of the dark-disc score."""
+    ppm = READ_PX_PER_MM
+    # Round kernels (a dome is round; square boxes lean its peak off its centre). A black pawn has
+    # no bright top to speak of: it is a dark disc (`disc`) in brighter surroundings (`around`).
+    top, rim, disc, around = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM, (0.0, 0.3 * PAWN_MM),
+                                               (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm)
+    score = (top - rim) / np.maximum(top, 1e-3)
+    dark_disc = (around - disc) / np.maximum(around, 1e-3) - 0.5
+    # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
+    # print feature next to a pawn can outscore it without being one).
+    k = max(3, int(round(PEAK_MM * ppm)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    ys, xs = zip(*(np.nonzero((sc >= cv2.dilate(sc, kernel)) & (sc > MIN_SCORE)) for sc in (score, dark_disc)))
+    xs, ys = np.concatenate(xs), np.concatenate(ys)
+    h, w = lum.shape
+    margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
+    inside = (xs >= margin) & (xs < w - margin) & (ys >= margin) & (ys < h - margin)
+    return xs[inside], ys[inside]
+
+
+def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
+    """Per patch: its checked domes (quality, x, y, dark only), in the order they were found."""
+    ppm = READ_PX_PER_MM
+    peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
+    k = np.concatenate([np.full(len(xs), t, np.intp) for t, (xs, _) in enumerate(peaks)])
+    x, y = np.concatenate([xs for xs, _ in peaks]), np.concatenate([ys for _, ys in peaks])
+    checked: list[list[tuple[float, int, int, bool]]] = [[] for _ in peaks]
+    if len(k):
+        # Most peaks are print (ray ends, path points, the source's ring): a rim far from dark all
+        # round, and a top far from black, does not become a dome half a millimetre away.
+        near = _near_dome(stack.lum, k, x, y)
+        k, x, y = k[near], x[near], y[near]
+    if not len(k):
+        return checked
+    # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
+    # small neighbourhood and moved to where the dome looks clearest - first within half a
+    # millimetre, then (only the peaks not settled so) out to REFINE_MM.
+    steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
+    ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
+    inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
+    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm)
+    settled = {i for i, _ in found}
+    # Print that passed the loose look above rarely has a rim dark all round: only such peaks
+    # (and near-black ones) are worth the wider look.
+    rest = np.array([i for i in range(len(k)) if i not in settled], np.intp)
+    if len(rest):
+        rest = rest[_near_dome(stack.lum, k[rest], x[rest], y[rest], 0)]
+    outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
+    if len(rest) and outer.any():
+        found += [(int(rest[i]), c) for i, c in _refined(stack, k[rest], x[rest], y[rest], ox[outer] * ppm,
+                                                           oy[outer] * ppm)]
+    for i, c in found:
+        checked[k[i]].append(c)
+    return checked
+
+
+def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.ndarray,
              oy: np.ndarray) -> list[tuple[int, tuple[float, int, int, bool]]]:
-    """Per peak that has one: (its index, (quality, x, y, dark only)) of its clearest dome among the
-    offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a small pawn's
-    centre the rim ring already takes in the tile around it, so the clearest alone may fail: every
-    domed point is checked at once (one colour fit), then each peak takes its best."""
-    px = (np.array([k[0] for k in peaks])[:, None] + ox[None, :]).ravel()
-    py = (np.array([k[1] for k in peaks])[:, None] + oy[None, :]).ravel()
-    quality, needs_dark = _dome(lum, px, py)
-    quality, needs_dark = quality.reshape(len(peaks), -1), needs_dark.reshape(len(peaks), -1)
+    """Per peak (patch k, x, y) that has one: (its index, (quality, x, y, dark only)) of its clearest
+    dome among the offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a
+    small pawn's centre the rim ring already takes in the tile around it, so the clearest alone may
+    fail: every domed point is checked at once (one colour fit), then each peak takes its best."""
+    pk = np.repeat(k, len(ox))
+    px = (x[:, None] + ox[None, :]).ravel()
+    py = (y[:, None] + oy[None, :]).ravel()
+    quality, needs_dark = _dome(stack.lum, pk, px, py)
+    quality, needs_dark = quality.reshape(len(x), -1), needs_dark.reshape(len(x), -1)
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
-    rim_ok[domed] = _same_colour_rims(patch, np.rint(px[domed]).astype(int), np.rint(py[domed]).astype(int))
+    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], np.rint(px[domed]).astype(int),
+                                      np.rint(py[domed]).astype(int))
     good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
+    # The dark-body reading is for a dark pawn no dome shows: where a dome shows at some offset,
+    # that is the reading, however the two scores compare (else a brown pawn's dark body, refused
+    # as no dark colour, hides its dome).
+    dome = (np.isfinite(good) & ~needs_dark).any(axis=1)
+    good = np.where(dome[:, None] & needs_dark, -np.inf, good)
     out = []
     for i in np.flatnonzero(np.isfinite(good).any(axis=1)):
         j = int(np.argmax(good[i]))
-        k = i * quality.shape[1] + j
-        out.append((int(i), (float(good[i, j]), int(round(px[k])), int(round(py[k])), bool(needs_dark[i, j]))))
+        n = i * quality.shape[1] + j
+        out.append((int(i), (float(good[i, j]), int(round(px[n])), int(round(py[n])), bool(needs_dark[i, j]))))
     return out
 
 
@@ -168,110 +270,99 @@ def _distinct_tile_colour(tile_bgr, refs: np.ndarray) -> np.ndarray | None:
     return tile[0]
 
 
-def _tile_luminance(patch: np.ndarray, lum: np.ndarray, tile: np.ndarray) -> float | None:
-    """How bright the tile's own colour is in this patch (its surface 25-40 mm from the centre,
+def _tile_luminance(stack: _Stack, k: int, tile: np.ndarray) -> float | None:
+    """How bright the tile's own colour is in patch k (its surface 25-40 mm from the centre,
     between the rays): the source's inner disc, printed in that colour, is about as bright."""
-    c = (patch.shape[1] - 1) / 2.0
-    pix = _spokes(patch, np.array([c]), np.array([c]), TILE_SURFACE_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
-    lums = _spokes(lum, np.array([c]), np.array([c]), TILE_SURFACE_RADII, READ_PX_PER_MM)[0].ravel()
+    c = np.array([(stack.shape[1] - 1) / 2.0])
+    at = np.array([k])
+    pix = _spokes(stack.bgr, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
+    lums = _spokes(stack.lum, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM)[0].ravel()
     own = fit_residuals(pix.astype(np.float32), tile[None], w_max=0.0)[:, 0] < MAX_COLOUR_RESIDUAL
     return float(np.median(lums[own])) if own.sum() >= 6 else None
 
 
-def _pawns_in_patch(patch: np.ndarray, lum: np.ndarray, names, refs,
-                    tile: np.ndarray | None = None) -> list[tuple[tuple[float, float], str | None]]:
-    """Pawns in one tile's patch: (patch pixel, colour name or None). `tile`: the tile's sRGB BGR."""
-    ppm = READ_PX_PER_MM
-
-    # Round kernels (a dome is round; square boxes lean its peak off its centre). A black pawn has
-    # no bright top to speak of: it is a dark disc (`disc`) in brighter surroundings (`around`).
-    top, rim, disc, around = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM, (0.0, 0.3 * PAWN_MM),
-                                               (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm)
-    score = (top - rim) / np.maximum(top, 1e-3)
-    dark_disc = (around - disc) / np.maximum(around, 1e-3) - 0.5
-    # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
-    # print feature next to a pawn can outscore it without being one).
-    k = max(3, int(round(PEAK_MM * ppm)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    ys, xs = [], []
-    for sc in (score, dark_disc):
-        y_, x_ = np.nonzero((sc >= cv2.dilate(sc, kernel)) & (sc > MIN_SCORE))
-        ys.extend(y_)
-        xs.extend(x_)
-    h, w = lum.shape
-    margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
-    keep = [(x, y) for x, y in zip(xs, ys) if margin <= x < w - margin and margin <= y < h - margin]
-    if keep:
-        # Most peaks are print (ray ends, path points, the source's ring): a rim far from dark all
-        # round, and a top far from black, does not become a dome half a millimetre away.
-        near = _near_dome(lum, np.array([k[0] for k in keep]), np.array([k[1] for k in keep]))
-        keep = [k for k, ok in zip(keep, near) if ok]
-    if not keep:
-        return []
-    # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
-    # small neighbourhood and moved to where the dome looks clearest - first within half a
-    # millimetre, then (only the peaks not settled so) out to REFINE_MM.
-    steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
-    ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
-    inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
-    checked = _refined(patch, lum, keep, ox[inner] * ppm, oy[inner] * ppm)
-    settled = {i for i, _ in checked}
-    # Print that passed the loose look above rarely has a rim dark all round: only such peaks
-    # (and near-black ones) are worth the wider look.
-    rest = [i for i in range(len(keep)) if i not in settled]
-    if rest:
-        strict = _near_dome(lum, np.array([keep[i][0] for i in rest]), np.array([keep[i][1] for i in rest]), 0)
-        rest = [i for i, ok in zip(rest, strict) if ok]
-    outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
-    if rest and outer.any():
-        checked += [(rest[i], c) for i, c in _refined(patch, lum, [keep[i] for i in rest], ox[outer] * ppm,
-                                                         oy[outer] * ppm)]
-    out: list[tuple[tuple[float, float], str | None]] = []
-    own, own_lum, looked = None, None, False  # the tile's colour and brightness, for the first dome that needs them
+def _pawns_in_patches(stack: _Stack, names, refs,
+                      tiles: np.ndarray | None = None) -> list[list[tuple[tuple[float, float], str | None]]]:
+    """Per patch, its pawns: (patch pixel, colour name or None). `tiles`: each tile's sRGB BGR."""
+    checked = _candidates(stack)
+    flat = [c for cs in checked for c in cs]
+    if not flat:
+        return [[] for _ in checked]
+    # What every checked dome needs, measured at once; the domes are then taken patch by patch.
+    k = np.concatenate([np.full(len(cs), t, np.intp) for t, cs in enumerate(checked)])
+    x, y = np.array([c[1] for c in flat], np.intp), np.array([c[2] for c in flat], np.intp)
+    ground = None if tiles is None else _ground_shares(stack.bgr, k, x, y, tiles)
+    goes_on = _continuing(stack.bgr, k, x, y)
+    tops = _top_colours(stack.bgr, k, x, y)
+    best, res = _colour_fits(tops, refs)
     dark_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
-    for _, (_, x, y, dark_only) in sorted(checked, key=lambda c: c[1][0], reverse=True):
-        if any(math.hypot(x - ox_, y - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
-            continue  # the clearer of two overlapping domes is the pawn
-        if tile is not None and _ground_share(patch, x, y, tile) < MIN_GROUND:
-            continue  # no tile round it: a fingertip, a knuckle
-        if _continues(patch, x, y):
-            continue  # its colour goes on past its rim: a finger, not a disc
-        # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a like
-        # hue - brown on orange - is a pawn).
-        if tile is not None and not looked:
-            own = _distinct_tile_colour(tile, refs)
-            own_lum = None if own is None else _tile_luminance(patch, lum, own)
-            looked = True
-        print_like = own if own_lum is not None and lum[y, x] >= PRINT_LUM * own_lum else None
-        colour = _colour(patch, x, y, names, refs, print_like)
-        if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]):
-            continue
-        if colour is not _PRINT:
-            out.append(((float(x), float(y)), colour))
-    return out
+    ppm = READ_PX_PER_MM
+    result = []
+    first = 0
+    for t, cs in enumerate(checked):
+        index = range(first, first + len(cs))
+        first += len(cs)
+        tile = None if tiles is None else tiles[t]
+        out: list[tuple[tuple[float, float], str | None]] = []
+        own, own_lum, looked = None, None, False  # the tile's colour and brightness, for the first dome that needs them
+        for i in sorted(index, key=lambda i: flat[i][0], reverse=True):
+            _, px, py, dark_only = flat[i]
+            if any(math.hypot(px - ox_, py - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
+                continue  # the clearer of two overlapping domes is the pawn
+            if tile is not None and ground[i] < MIN_GROUND:
+                continue  # no tile round it: a fingertip, a knuckle
+            if goes_on[i]:
+                continue  # its colour goes on past its rim: a finger, not a disc
+            # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a
+            # like hue - brown on orange - is a pawn).
+            if tile is not None and not looked:
+                own = _distinct_tile_colour(tile, refs)
+                own_lum = None if own is None else _tile_luminance(stack, t, own)
+                looked = True
+            bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
+            print_like = own if own_lum is not None and bright >= PRINT_LUM * own_lum else None
+            colour = _named(tops[i], int(best[i]), res[i], names, print_like)
+            if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]):
+                continue
+            if colour is not _PRINT:
+                out.append(((float(px), float(py)), colour))
+        result.append(out)
+    return result
+
+
+def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack: whether the top's colour goes on beyond a pawn's rim
+    (CONTINUE_RADII) in two neighbouring directions: a finger does, a pawn does not (no two pawns
+    share a colour and none has a tile's). A white top is let be: a white pawn on a source stands
+    against the source's white."""
+    spokes = _spokes(bgr, k, x, y, (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)  # (points, radii, dirs, 3)
+    n = len(spokes)
+    top = np.median(spokes[:, :3].reshape(n, -1, 3).astype(np.float32), axis=1)
+    white = fit_residuals(top, np.array([PRINT_WHITE], np.float32))[:, 0] < MAX_COLOUR_RESIDUAL
+    beyond = np.median(spokes[:, 3:].astype(np.float32), axis=1)  # (points, directions, 3)
+    # Each point's twelve directions against its own top (the diagonal of all against all: a few
+    # domes a frame reach this far).
+    res = fit_residuals(beyond.reshape(-1, 3), top, k_range=(0.3, 1.5), w_max=0.0).reshape(n, -1, n)
+    same = res[np.arange(n), :, np.arange(n)] < SAME_COLOUR
+    return ~white & (same & np.roll(same, 1, axis=1)).any(axis=1)
 
 
 def _continues(patch: np.ndarray, x: int, y: int) -> bool:
-    """Whether the top's colour goes on beyond a pawn's rim (CONTINUE_RADII) in two neighbouring
-    directions: a finger does, a pawn does not (no two pawns share a colour and none has a tile's).
-    A white top is let be: a white pawn on a source stands against the source's white."""
-    spokes = _spokes(patch, np.array([x]), np.array([y]), (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)[0]
-    top = np.median(spokes[:3].reshape(-1, 3).astype(np.float32), axis=0)
-    if fit_residuals(top[None], np.array([PRINT_WHITE], np.float32))[0, 0] < MAX_COLOUR_RESIDUAL:
-        return False
-    beyond = np.median(spokes[3:].astype(np.float32), axis=0)  # (directions, 3)
-    same = fit_residuals(beyond, top[None], k_range=(0.3, 1.5), w_max=0.0)[:, 0] < SAME_COLOUR
-    return bool((same & np.roll(same, 1)).any())
+    """`_continuing` for one point of one patch."""
+    return bool(_continuing(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))[0])
 
 
-def _ground_share(patch: np.ndarray, x: int, y: int, tile: np.ndarray) -> float:
-    """The share of the ring just round a pawn (GROUND_MM) that is its tile's print: the tile's
-    colour, its rays (that colour lightened) or its source's white. A pawn stands on a tile and
-    leaves some of it in view however crowded (bench seeds below 100000: 0.35 and up but one in
-    700); a hand's fingertip is skin all round (most under 0.2)."""
-    ring = _spokes(patch, np.array([x]), np.array([y]), GROUND_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
-    res = fit_residuals(ring.astype(np.float32), np.array([tile, PRINT_WHITE], np.float32))
-    return float((res.min(axis=1) < MAX_COLOUR_RESIDUAL).mean())
+def _ground_shares(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack: the share of the ring just round a pawn (GROUND_RADII) that is
+    its tile's print: the tile's colour (tiles[k]), its rays (that colour lightened) or its source's
+    white. A pawn stands on a tile and leaves some of it in view however crowded (bench seeds below
+    100000: 0.35 and up but one in 700); a hand's fingertip is skin all round (most under 0.2)."""
+    n = len(k)
+    ring = _spokes(bgr, k, x, y, GROUND_RADII, READ_PX_PER_MM).reshape(-1, 3)
+    refs = np.concatenate([tiles, np.array([PRINT_WHITE], np.float32)])
+    res = fit_residuals(ring.astype(np.float32), refs).reshape(n, -1, len(refs))
+    own = np.minimum(res[np.arange(n), :, k], res[:, :, -1])  # (points, ring pixels): its tile or white
+    return (own < MAX_COLOUR_RESIDUAL).mean(axis=1)
 
 
 def _ring_means(lum: np.ndarray, rings: tuple[tuple[float, float], ...], ppm: float) -> list[np.ndarray]:
@@ -323,20 +414,22 @@ _ANGLES = np.radians(np.arange(12) * 30.0 + 15.0)
 _RADII = np.arange(0.0, 10.01, 0.5)
 
 
-def _spokes(image: np.ndarray, x, y, radii: tuple[float, ...], ppm: float) -> np.ndarray:
+def _spokes(stack: np.ndarray, k, x, y, radii: tuple[float, ...], ppm: float) -> np.ndarray:
     """The pixels (points, radii, directions[, channels]) along the 12 directions (_ANGLES) out from
-    each whole-pixel point (x, y), nearest pixel, clamped to the image."""
-    h, w = image.shape[:2]
+    each whole-pixel point (x, y) of patch k of a padded stack (_Stack.bgr or .lum; x, y in the
+    patch's own pixels), nearest pixel, clamped to the patch."""
+    n, h, w = stack.shape[:3]
     dx, dy = _spoke_offsets(radii, ppm)
-    x = np.rint(np.asarray(x)).astype(np.intp).reshape(-1, 1, 1)
-    y = np.rint(np.asarray(y)).astype(np.intp).reshape(-1, 1, 1)
+    x = np.rint(np.asarray(x)).astype(np.intp).reshape(-1, 1, 1) + STACK_PAD
+    y = np.rint(np.asarray(y)).astype(np.intp).reshape(-1, 1, 1) + STACK_PAD
+    base = np.asarray(k, np.intp).reshape(-1, 1, 1) * (h * w)
     reach = _spoke_reach(radii, ppm)
     # One flat index per pixel (a single gather is several times faster than indexing by y and x).
     if len(x) and x.min() >= reach and y.min() >= reach and x.max() < w - reach and y.max() < h - reach:
-        index = (y * w + x) + _flat_offsets(radii, ppm, w)  # every spoke inside the image: nothing to clamp
+        index = base + (y * w + x) + _flat_offsets(radii, ppm, w)  # inside the padding: nothing to clamp
     else:
-        index = np.clip(y + dy, 0, h - 1) * w + np.clip(x + dx, 0, w - 1)
-    return np.take(image.reshape((h * w,) + image.shape[2:]), index, axis=0)
+        index = base + np.clip(y + dy, 0, h - 1) * w + np.clip(x + dx, 0, w - 1)
+    return np.take(stack.reshape((n * h * w,) + stack.shape[3:]), index, axis=0)
 
 
 @lru_cache(maxsize=16)
@@ -365,20 +458,23 @@ def _spoke_offsets(radii: tuple[float, ...], ppm: float) -> tuple[np.ndarray, np
     return dx, dy
 
 
-def _near_dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray, slack: int = NEAR_SLACK_DIRECTIONS) -> np.ndarray:
-    """Per point: whether a dome could be read close by (what `_dome` asks, loosely: a rim darker
-    than the top in most directions, or a top nearly black)."""
+def _near_dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
+               slack: int = NEAR_SLACK_DIRECTIONS) -> np.ndarray:
+    """Per point (patch k of the padded luminance stack, x, y): whether a dome could be read close
+    by (what `_dome` asks, loosely: a rim darker than the top in most directions, or a top nearly
+    black)."""
     radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
-    prof = _spokes(lum, x, y, tuple(radii), READ_PX_PER_MM)
+    prof = _spokes(lum, k, x, y, tuple(radii), READ_PX_PER_MM)
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = prof[:, radii >= RIM_RADII_MM[0]].mean(axis=1)
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
     return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
 
 
-def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How clearly a pawn stands at each (x, y) (NaN: not a pawn), from brightness along 12
-    directions out to 10 mm; and whether that pawn, if it is one, must be of a dark colour.
+def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How clearly a pawn stands at each point (patch k of the padded luminance stack, x, y) (NaN:
+    not a pawn), from brightness along 12 directions out to 10 mm; and whether that pawn, if it is
+    one, must be of a dark colour.
 
     A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
     ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
@@ -386,7 +482,7 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
     wide, is still black there). A dark pawn under a bright lamp: its gloss lifts its top well above
     black, but its body (2.5-6 mm out) stays dark against much brighter surroundings; only a pawn
     of a dark colour (its colour is checked) is taken that way."""
-    prof = _spokes(lum, x, y, tuple(_RADII), READ_PX_PER_MM)  # (points, radii, directions)
+    prof = _spokes(lum, k, x, y, tuple(_RADII), READ_PX_PER_MM)  # (points, radii, directions)
     n = len(prof)
     # Slices of the radii (views, not copies: _RADII rise by 0.5 mm from 0).
     top = prof[:, _R_TOP].reshape(n, -1).mean(axis=1)
@@ -402,7 +498,9 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
     darkest_median = _median(darkest)
     round_rim = (np.abs(darkest - darkest_median[:, None]) <= 1.0).sum(axis=1)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
-                & (round_rim >= MIN_DARK_DIRECTIONS) & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
+                & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
+    round_ok = round_rim >= MIN_DARK_DIRECTIONS
+    coloured &= round_ok | _floor_round(prof, top, darkest_median, coloured & ~round_ok)
     far_max = far.max(axis=1)
     bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
@@ -415,6 +513,23 @@ def _dome(lum: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np
                        np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
                                 np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
     return quality, dark_body
+
+
+def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray) -> np.ndarray:
+    """Per point (False where not `ask`ed): whether every direction is as dark near the rim (within
+    1 mm of the directions' median darkest distance) as anywhere out to 9 mm, to ROUND_FLOOR of the
+    top's contrast. On a dark tile, or against the cap or a neighbour's shadow, a pawn's rim is no
+    darker than what lies beyond it, and where exactly a direction is darkest is noise: such a rim
+    is still round (tuning seeds 3800-4199: pawns beside the cap, on a purple source, were missed)."""
+    out = np.zeros(len(prof), bool)
+    at = np.flatnonzero(ask)
+    if len(at):
+        band = prof[at, _R_BAND]  # (points, radii, directions)
+        lowest = band.min(axis=1)
+        near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
+        at_rim = np.where(near_rim, band, np.inf).min(axis=1)
+        out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).all(axis=1)
+    return out
 
 
 def _radii_slice(lo: float, hi: float) -> slice:
@@ -440,46 +555,78 @@ _TOP_RING = tuple(np.linspace(0.0, 2.0, 3))  # where `_same_colour_rims` reads a
 _RIM_RING = tuple(np.linspace(*RIM_RADII_MM, 3))  # ... and its rim
 
 
-def _same_colour_rims(patch: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per point (x, y arrays, patch pixels): whether a pawn's rim there would be its top in shade,
-    the same colour, darker. (The end of a ray by a tile's source looks domed too, but its surround
-    is the tile's own, stronger colour.)"""
+def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point (patch k of the padded stack, x, y): whether a pawn's rim there would be its top in
+    shade, the same colour, darker. (The end of a ray by a tile's source looks domed too, but its
+    surround is the tile's own, stronger colour.)"""
     if len(x) == 0:
         return np.zeros(0, bool)
 
     def ring(radii: tuple[float, ...]) -> np.ndarray:
-        spokes = _spokes(patch, x, y, radii, READ_PX_PER_MM)
+        spokes = _spokes(bgr, k, x, y, radii, READ_PX_PER_MM)
         return _median(spokes.reshape(len(spokes), -1, 3).astype(np.float32))
 
     top, rim = ring(_TOP_RING), ring(_RIM_RING)
-    # Each rim against its own top (the diagonal of every rim under every top).
-    res = np.diagonal(fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0))
-    return res < MAX_RIM_RESIDUAL
+    out = np.empty(len(x), bool)
+    for t in np.unique(k):
+        # Each rim against its own top (the diagonal of every rim under every top), a patch at a
+        # time: all against all over the whole frame would grow as its square.
+        at = np.flatnonzero(k == t)
+        out[at] = np.diagonal(fit_residuals(rim[at], top[at], k_range=(0.0, 1.0), w_max=0.0)) < MAX_RIM_RESIDUAL
+    return out
 
 
 _PRINT = "print"  # _colour's answer for a top of the tile's own colour
+_TOP_R_PX = int(round(3.0 * READ_PX_PER_MM))  # a top's colour is the median of the disc this wide round it
 
 
-def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:
-    r = int(round(3.0 * READ_PX_PER_MM))
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    inside = yy * yy + xx * xx <= r * r
-    pix = patch[y - r:y + r + 1, x - r:x + r + 1][inside].astype(np.float32)
-    colour = np.median(pix, axis=0)
+@lru_cache(maxsize=4)
+def _disc_flat_offsets(width: int) -> np.ndarray:
+    yy, xx = np.mgrid[-_TOP_R_PX:_TOP_R_PX + 1, -_TOP_R_PX:_TOP_R_PX + 1]
+    inside = yy * yy + xx * xx <= _TOP_R_PX * _TOP_R_PX
+    out = yy[inside] * width + xx[inside]
+    out.setflags(write=False)
+    return out
+
+
+def _top_colours(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack: the median sRGB BGR (float32) of the 3 mm disc round it."""
+    n, h, w = bgr.shape[:3]
+    centre = (k * (h * w) + (y + STACK_PAD) * w + (x + STACK_PAD))[:, None]
+    pix = np.take(bgr.reshape(-1, 3), centre + _disc_flat_offsets(w), axis=0).astype(np.float32)
+    return np.median(pix, axis=1)
+
+
+def _colour_fits(tops: np.ndarray, refs) -> tuple[np.ndarray, np.ndarray]:
+    """Per top (N, 3): the index of the taught pawn colour that explains it, and the fit residuals
+    (N, colours)."""
     # A black pawn's gloss adds some white to its top, but a lit white top is far brighter than
     # any black with its gloss: a dark colour may take less reflected white than the others.
     dark = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
-    res = fit_residuals(colour[None], refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))[0]
-    best = int(np.argmin(res))
+    res = fit_residuals(tops, refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))
+    best = np.argmin(res, axis=1)
     # A white top in shade is grey, and grey is also a dark colour with its gloss or any colour
     # washed out by reflected white: when white explains the top nearly as well, it is white (seeds
     # 3000-3399: every white pawn read as another colour was within 0.03; no other pawn within 0.19).
     white = _white_index(refs)
-    if white is not None and res[white] <= res[best] + WHITE_SLACK:
-        best = white
-    if tile is not None and fit_residuals(colour[None], tile[None])[0, 0] < res[best]:
+    if white is not None:
+        best = np.where(res[:, white] <= res[np.arange(len(res)), best] + WHITE_SLACK, white, best)
+    return best, res
+
+
+def _named(top: np.ndarray, best: int, res: np.ndarray, names, tile: np.ndarray | None = None) -> str | None:
+    """A top's colour name from its fits (`_colour_fits`), None when no taught colour explains it, or
+    _PRINT when the tile's own colour (`tile`) explains it better."""
+    if tile is not None and fit_residuals(top[None], tile[None])[0, 0] < res[best]:
         return _PRINT
     return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
+
+
+def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:
+    """The colour of the top at (x, y) of one patch (see `_named`)."""
+    top = _top_colours(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))
+    best, res = _colour_fits(top, refs)
+    return _named(top[0], int(best[0]), res[0], names, tile)
 
 
 def _white_index(refs: np.ndarray) -> int | None:

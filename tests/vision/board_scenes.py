@@ -204,11 +204,22 @@ def cached_scene(game: str, seed: int, directory: Path, resolution: tuple[int, i
                          hand)
     scene = render_scene(game, seed, resolution)
     directory.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(png), scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    # Written under a temporary name and renamed: two bench processes rendering the same seed
+    # must never read each other's half-written PNG ("libpng error: Read Error").
+    _write_atomically(png, lambda tmp: cv2.imwrite(str(tmp), scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 1]))
     if scene.cover is not None:
-        cv2.imwrite(str(cover), scene.cover)
-    meta.write_text(json.dumps({"truth": scene.truth, "profile": scene.profile.to_dict(), "hidden": scene.hidden}))
+        _write_atomically(cover, lambda tmp: cv2.imwrite(str(tmp), scene.cover))
+    _write_atomically(meta, lambda tmp: tmp.write_text(json.dumps(
+        {"truth": scene.truth, "profile": scene.profile.to_dict(), "hidden": scene.hidden})))
     return scene
+
+
+def _write_atomically(path: Path, write) -> None:
+    import os
+
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}{path.suffix}")  # same suffix: cv2 picks the format by it
+    write(tmp)
+    os.replace(tmp, path)
 
 
 # --- Stixx truth in the frame of its reported rotation ---------------------------------------------

@@ -231,25 +231,33 @@ def _phase_candidates(p, q, w, pitch, angle, centre, site) -> list[Lattice]:
     """Lattices at `angle` worth trying: the second harmonic's phase (both half-cell choices per
     axis), and, because other marks can bias that phase (a big tile's rim), the phases that put
     one of the strongest marks exactly on each of its four possible sites."""
-    out = [_phase_lattice(q, w, pitch, angle, centre, hu, hv) for hu in (0.0, 0.5) for hv in (0.0, 0.5)]
+    out = _phase_lattices(q, w, pitch, angle, centre)
     rot = Lattice(angle, (0.0, 0.0), pitch).rotation
+    # From a mark to its cell's centre, for each of its four sites (the same for every mark).
+    to_centre = [rot @ (np.array(sign) * site * pitch) for sign in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
     for k in np.argsort(-w)[:PHASE_SEEDS]:
-        for sign in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-            origin = p[k] - rot @ (np.array(sign) * site * pitch)
+        for offset in to_centre:
+            origin = p[k] - offset
             out.append(Lattice(angle, (float(origin[0]), float(origin[1])), pitch))
     return out
 
 
-def _phase_lattice(q, w, pitch, angle, centre, half_u, half_v) -> Lattice:
+def _phase_lattices(q, w, pitch, angle, centre) -> list[Lattice]:
+    """The lattices at the second harmonic's phase, with each half-cell choice per axis (the
+    harmonic is measured once for the four)."""
     a = math.radians(angle)
     u = (q[:, 0] * math.cos(a) + q[:, 1] * math.sin(a)) / pitch
     v = (-q[:, 0] * math.sin(a) + q[:, 1] * math.cos(a)) / pitch
     # Marks at +-site (0.283) turn 4*pi*site ~ pi + 0.4 rad: the harmonic points away from the cell centre.
-    u0 = np.angle(-(w * np.exp(4j * np.pi * u)).sum()) / (4 * np.pi) + half_u
-    v0 = np.angle(-(w * np.exp(4j * np.pi * v)).sum()) / (4 * np.pi) + half_v
+    u_phase = np.angle(-(w * np.exp(4j * np.pi * u)).sum()) / (4 * np.pi)
+    v_phase = np.angle(-(w * np.exp(4j * np.pi * v)).sum()) / (4 * np.pi)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    origin = centre + rot @ np.array([u0, v0]) * pitch
-    return Lattice(angle, (float(origin[0]), float(origin[1])), pitch)
+    out = []
+    for half_u in (0.0, 0.5):
+        for half_v in (0.0, 0.5):
+            origin = centre + rot @ np.array([u_phase + half_u, v_phase + half_v]) * pitch
+            out.append(Lattice(angle, (float(origin[0]), float(origin[1])), pitch))
+    return out
 
 
 def _sites(lattice: Lattice, p: np.ndarray, site: float):
@@ -287,8 +295,9 @@ def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.n
     if not inliers.any():
         return keep
     weight: dict[tuple[int, int], float] = {}
-    for c, wi in zip(map(tuple, cells[inliers]), w[inliers]):
-        weight[c] = weight.get(c, 0.0) + float(wi)
+    marked = [tuple(c) for c in cells[inliers].tolist()]  # plain ints: hashed faster than numpy's
+    for c, wi in zip(marked, w[inliers].tolist()):
+        weight[c] = weight.get(c, 0.0) + wi
     todo = set(weight)
     best: tuple[float, set] = (-1.0, set())
     while todo:
@@ -305,7 +314,7 @@ def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.n
         if total > best[0]:
             best = (total, group)
     members = best[1]
-    keep[inliers] = [tuple(c) in members for c in cells[inliers]]
+    keep[inliers] = [c in members for c in marked]
     return keep
 
 

@@ -68,12 +68,13 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         k = max(3, int(round(diameter_px * 1.2)) | 1)
         roi_white = cv2.morphologyEx(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), cv2.MORPH_CLOSE,
                                      cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    strength = np.zeros((h, w), np.float32)
-    strength[by0:by1, bx0:bx1] = colourfulness(roi, roi_white)
+    # Everything below stays inside the regions' box (every region's own box lies in it): arrays the
+    # size of the whole image would cost more in fresh memory pages than the work on the regions.
+    strength = colourfulness(roi, roi_white)
     colourful = strength > MIN_COLOURFULNESS
-    balanced = np.zeros_like(bgr)
-    balanced[by0:by1, bx0:bx1] = roi
-    bgr = balanced
+    # A blob is at most as large as the coloured pixels it is made of: a region with fewer than the
+    # smallest piece's area holds none.
+    least = (1 - size_tolerance) * (math.pi * diameter_px * diameter_px / 4)
     out = []
     for poly in regions:
         x0, y0 = np.floor(poly.min(axis=0)).astype(int)
@@ -83,11 +84,12 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
             continue
         inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
-        sel = colourful[y0:y1, x0:x1] & inside.astype(bool)
-        if sel.sum() > max_coloured * inside.sum():
+        box = slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)
+        sel = colourful[box] & inside.astype(bool)
+        coloured = np.count_nonzero(sel)
+        if coloured > max_coloured * np.count_nonzero(inside) or coloured < least:
             continue
-        for b in _blobs(bgr[y0:y1, x0:x1], sel, diameter_px, size_tolerance, max_growth,
-                        strength[y0:y1, x0:x1]):
+        for b in _blobs(roi[box], sel, diameter_px, size_tolerance, max_growth, strength[box]):
             out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr, b.split))
     return out
 

@@ -43,9 +43,11 @@ def find_face_down(grey: np.ndarray, px_to_mm, valid: np.ndarray, frame: np.ndar
     edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     squares: list[tuple[np.ndarray, float]] = []
-    for c in contours:
-        area = cv2.contourArea(c)
-        if area < (0.7 * side_px) ** 2 or area > (1.3 * side_px) ** 2:
+    smallest, largest = (0.7 * side_px) ** 2, (1.3 * side_px) ** 2
+    # Most outlines are specks of texture: their area alone rules them out.
+    areas = [cv2.contourArea(c) for c in contours]
+    for c, area in zip(contours, areas):
+        if area < smallest or area > largest:
             continue
         (cx, cy), (w, h), angle = cv2.minAreaRect(c)
         # The edges of a square seen by Canny lie a pixel or so outside or inside it (rim, shadow).

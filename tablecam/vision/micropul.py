@@ -31,11 +31,13 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
 
 from tablecam.calibration.geometry import TableGeometry
+from tablecam.calibration.light import LightReference
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
 from .board_lattice import TIGHT_UNITS, Lattice, fit_lattice, site_residuals
@@ -152,7 +154,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
            "tile_mm": settings.tile_mm, "tiles": [], "stones": []}
     if frame.ndim != 3 or frame.shape[2] != 3:
         warnings.append("the frame has no colour: stones cannot be told apart")
-    light = white_reference(frame, fix) if frame.ndim == 3 and frame.shape[2] == 3 else None
+    light = _frame_light(white_reference(frame, fix)) if frame.ndim == 3 and frame.shape[2] == 3 else None
     search = _prepare_search(search_table, light, geometry, settings.tile_mm)
     tile = settings.tile_mm
 
@@ -195,7 +197,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                     readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
             parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
             verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
-                              support, side_px, _stone_bearing(stone_cells, search))
+                              support, side_px, _stone_bearing(stone_cells, search), _paper_floor(light))
     everything = _Cells.join(parts) if parts else None
 
     for _, _, colour, centre in stone_cells:
@@ -243,6 +245,22 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         obs["tiles"].append({"center_mm": [round(fd.centre_mm[0], 2), round(fd.centre_mm[1], 2)], "rotation": 0,
                              "quadrants": None, "big": None, "catalyst": None, "face_down": True, "index": None})
     return obs
+
+
+class _FrameLight(LightReference):
+    """A frame's light reference whose white-balance tables are built once: a frame balances
+    colours a dozen times (cells, spots, stones), and each build costs more than the look-ups."""
+
+    @cached_property
+    def _tables(self) -> np.ndarray:
+        return LightReference.lookup_tables(self)
+
+    def lookup_tables(self) -> np.ndarray:
+        return self._tables
+
+
+def _frame_light(light: LightReference) -> _FrameLight:
+    return _FrameLight(light.white, light.black, light.per_marker_white, light.warnings)
 
 
 MAX_GROWTH_ROUNDS = 12
@@ -325,12 +343,34 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
         cells += new
         everything = _Cells.join(parts)
         verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
-                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells, search))
+                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells, search),
+                          _paper_floor(light))
         frontier = set()
         for cell, v in verdicts.items():
             if v.kind != "none":
                 frontier |= set(_neighbours(cell))
+        frontier |= _beyond_covered(verdicts, cells, everything, _paper_floor(light))
     return lattice, cells, parts, stone_cells, verdicts, support, remembered
+
+
+def _beyond_covered(verdicts: dict, cells: list, read: "_Cells", paper_floor: float | None) -> set:
+    """The neighbours of cells that are no tile as read, partly paper and partly coloured, next to
+    a tile: a hand over a tile may leave it without a disc or a face, and the tiles beyond it
+    unreached (a big tile shows no disc spot: seed 4024). They stand on their own once read. (Bare
+    pale table beside the board is partly paper too, but nothing coloured lies over it: reading
+    beyond it read a third more cells for nothing.)"""
+    paper_ok = np.where(read.visible, read.tint, 0.0).max(axis=1) <= MAX_PAPER_TINT
+    board_white = _board_white(read.whites, read.fits, paper_ok, paper_floor)
+    out: set = set()
+    if board_white is None:
+        return out
+    for k, cell in enumerate(cells):
+        if verdicts[cell].kind != "none" or not _something_over(k, read.tint, read.visible):
+            continue
+        if _partly_paper(k, read.whites, read.tint, board_white) \
+                and any(n in verdicts and verdicts[n].kind == "tile" for n in _neighbours(cell)):
+            out |= set(_neighbours(cell))
+    return out
 
 
 def _board_score(reading) -> tuple[int, float]:
@@ -487,16 +527,19 @@ def _stone_weights(lattice: Lattice, centres: np.ndarray, stones: list, side_px:
         return weights
     stone_mm = np.array([s[3] for s in stones], dtype=np.float64).reshape(-1, 2)
     pitch = lattice.pitch_mm
+    reach = reach_mm + pitch / math.sqrt(2)
+    # (cells, stones): the stones near enough to reach into each cell
+    near = np.hypot(centres[:, None, 0] - stone_mm[None, :, 0], centres[:, None, 1] - stone_mm[None, :, 1]) < reach
+    cells = np.nonzero(near.any(axis=1))[0]
+    if len(cells) == 0:
+        return weights
     offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch  # pixel centres along a side, mm
     gx, gy = np.meshgrid(offsets, offsets)
     local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T  # (P, 2) mm from the centre
-    reach = reach_mm + pitch / math.sqrt(2)
-    for k in range(n):
-        near = stone_mm[np.hypot(*(stone_mm - centres[k]).T) < reach]
-        if len(near) == 0:
-            continue
+    for k in cells:
         pts = centres[k] + local
-        d = np.hypot(pts[:, None, 0] - near[None, :, 0], pts[:, None, 1] - near[None, :, 1]).min(axis=1)
+        close = stone_mm[near[k]]
+        d = np.hypot(pts[:, None, 0] - close[None, :, 0], pts[:, None, 1] - close[None, :, 1]).min(axis=1)
         weights[k] = (d >= reach_mm).reshape(side_px, side_px)
     return weights
 
@@ -517,8 +560,9 @@ def _cut_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.nd
     corners = (lattice.to_mm(flat) + bend.at(flat)).reshape(-1, 4, 2) + np.asarray(shifts_mm)[:, None, :]
     patches = quad_patches(frame, fix.table_to_image, corners, n)
     if patches.ndim == 4:
-        grey = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2GRAY) for p in patches]) if len(patches) else \
-            np.zeros(patches.shape[:3], np.uint8)
+        # The patches side by side in one image: one conversion, the same pixels.
+        grey = cv2.cvtColor(patches.reshape(-1, n, 3), cv2.COLOR_BGR2GRAY).reshape(patches.shape[:3]) \
+            if len(patches) else np.zeros(patches.shape[:3], np.uint8)
     else:
         grey = patches
     dark, whites = tile_darkness(grey, side_px, margin_px)
@@ -533,18 +577,39 @@ def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _S
     ppm = table.px_per_mm
     k = max(3, int(round(WHITE_WINDOW * tile_mm * ppm)) | 1)
     white = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    dark = 1.0 - grey.astype(np.float32) / np.maximum(white.astype(np.float32), 1.0)
-    np.clip(dark, 0.0, 1.0, out=dark)
-    valid = white > 8  # outside the camera's view the rectified image is black
+    # One look-up per pixel in a table of every (white, grey) pair: the same float32 values as the
+    # arithmetic, without its four play-area-sized temporaries (fresh memory pages cost more than
+    # the arithmetic itself).
+    pair = white.astype(np.uint16)
+    pair <<= 8
+    pair |= grey
+    dark = _darkness_table()[pair]
+    valid = white > VALID_WHITE
     keep_out = geometry.marker_mm / 2 + geometry.marker_mm / 4  # the marker and its paper
-    h, w = grey.shape
     for m in range(4):
         cx, cy = geometry.marker_centre(m)
         (x0, y0), (x1, y1) = table.mm_to_px([(cx - keep_out, cy - keep_out), (cx + keep_out, cy + keep_out)])
-        valid[max(int(y0), 0):max(int(math.ceil(y1)) + 1, 0), max(int(x0), 0):max(int(math.ceil(x1)) + 1, 0)] = False
-    dark[~valid] = 0.0
+        rows = slice(max(int(y0), 0), max(int(math.ceil(y1)) + 1, 0))
+        cols = slice(max(int(x0), 0), max(int(math.ceil(x1)) + 1, 0))
+        valid[rows, cols] = False
+        dark[rows, cols] = 0.0
     bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     return _Search(bgr, grey, white, dark, valid, table.px_to_mm, table.mm_to_px, ppm, light)
+
+
+VALID_WHITE = 8  # outside the camera's view the rectified image is black: a local white this low is no view
+
+
+@lru_cache(maxsize=1)
+def _darkness_table() -> np.ndarray:
+    """(65536,) float32: the ink darkness 1 - grey / max(white, 1), clipped to [0, 1], at index
+    white * 256 + grey; 0 where the white is no view (VALID_WHITE)."""
+    white = np.arange(256, dtype=np.float32)[:, None]
+    grey = np.arange(256, dtype=np.float32)[None, :]
+    table = 1.0 - grey / np.maximum(white, 1.0)
+    np.clip(table, 0.0, 1.0, out=table)
+    table[:VALID_WHITE + 1] = 0.0
+    return table.ravel()
 
 
 ON_OTHER_GROUND = 0.05  # the weight of a spot whose surround is not paper
@@ -738,9 +803,16 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
         inner = light.correct(inner.reshape(-1, inner.shape[2], 3)).reshape(inner.shape)
     g = grey[:, margin_px:margin_px + side_px:2, margin_px:margin_px + side_px:2].astype(np.float32)
     colour = inner.astype(np.float32)
-    spread = colour.max(axis=3) - colour.min(axis=3)
+    # max - min channel, on the bytes: the same integers, without a slow reduction over 3 channels
+    b, gr, r = inner[..., 0], inner[..., 1], inner[..., 2]
+    spread = (np.maximum(np.maximum(b, gr), r) - np.minimum(np.minimum(b, gr), r)).astype(np.float32)
     # Pixels a stone leans over or shades (weight 0) are neither paper nor something over the tile.
     seen = np.ones(g.shape, bool) if weights is None else weights[:, ::2, ::2] > 0.5
+    # The table's colour bleeds over the tile's rim (blur, the camera's coarser colour): a tile at
+    # the board's edge is not covered for that. Nothing is printed there.
+    rim = int(round(COLOUR_RIM * g.shape[1]))
+    middle = np.zeros(g.shape[1:], bool)
+    middle[rim:g.shape[1] - rim, rim:g.shape[2] - rim] = True
     h = half // 2
     for k, (ys, xs) in enumerate(((slice(0, h), slice(0, h)), (slice(0, h), slice(h, None)),
                                   (slice(h, None), slice(0, h)), (slice(h, None), slice(h, None)))):
@@ -749,14 +821,16 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
         kth = int(0.67 * (gb.shape[1] - 1))
         cut = np.partition(gb, kth, axis=1)[:, kth:kth + 1]
         sb = seen[:, ys, xs].reshape(n, -1)
-        sel = ((gb >= cut) & sb)[..., None]
-        paper = (block * sel).sum(axis=1) / np.maximum(sel.sum(axis=1), 1)
+        sel = (gb >= cut) & sb
+        # Sums of whole grey levels stay below 2**24: exact in float32 in any order of addition.
+        paper = np.matmul(sel[:, None, :].astype(np.float32), block)[:, 0] / np.maximum(sel.sum(axis=1), 1)[:, None]
         tint = (paper.max(axis=1) - paper.min(axis=1)) / np.maximum(paper.mean(axis=1), 1.0)
         white = np.maximum(paper.mean(axis=1), 16.0)[:, None]
         # Only light pixels: JPEG smears colour along every black edge, and ink is dark.
         light_px = gb > COLOURED_MIN_GREY * white
-        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px & sb).sum(axis=1) \
-            / np.maximum(sb.sum(axis=1), 1)
+        counted = sb & middle[ys, xs].reshape(1, -1)
+        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px & counted).sum(axis=1) \
+            / np.maximum(counted.sum(axis=1), 1)
         out[:, k] = np.maximum(tint, coloured * (MAX_PAPER_TINT / MAX_COLOURED_SHARE))
     return out
 
@@ -764,6 +838,9 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
 COLOURED_PIXEL = 0.2  # (max - min channel) / paper white: a pixel this coloured is not ink nor paper
 COLOURED_MIN_GREY = 0.4  # of the paper white: darker pixels are ink (or shadow) whatever their tint
 MAX_COLOURED_SHARE = 0.05  # a quadrant with more coloured pixels than this has something over it
+# ... not counting a rim of this much of a side (2 mm): a lone tile on wood showed 6 % of a quadrant
+# coloured along its edges, its face clear (seed 4068). Ink starts 2.2 mm from the edge.
+COLOUR_RIM = 1.0 / 15.0
 
 
 @dataclass(frozen=True)
@@ -774,15 +851,16 @@ class _Verdict:
 
 
 def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, whites: np.ndarray,
-           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int, stone_bearing=None) -> dict:
+           tint: np.ndarray, fits: np.ndarray, cells, support, side_px: int, stone_bearing=None,
+           paper_floor: float | None = None) -> dict:
     """Is each cell a tile, a partly hidden tile, or table? `stone_bearing`: cells a stone of a
     known colour lies on, and whether a tile's paper shows beside the stone (stones lie on tiles:
-    with ink or paper beside them that is evidence too)."""
+    with ink or paper beside them that is evidence too). `paper_floor`: the least grey level the
+    board's paper may have in this frame (see _paper_floor), None when the light is not known."""
     stone_bearing = stone_bearing or {}
     scale = (side_px / 60.0) ** 2
     paper_ok = np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT  # a stone is coloured: its quadrant aside
-    fitting = [k for k in range(len(cells)) if fits[k] and paper_ok[k]]
-    board_white = float(np.median(whites[fitting].max(axis=1))) if fitting else None
+    board_white = _board_white(whites, fits, paper_ok, paper_floor)
     out = {}
     for k, cell in enumerate(cells):
         r = readings[k]
@@ -814,6 +892,30 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
         else:
             out[cell] = _Verdict("none", r, None)
     return out
+
+
+# The board's paper against the markers' paper (grey levels of the raw frame): 0.76-1.5 on the
+# tuning seeds 3000-3399 (the lamp lights the middle of the table more than its corners); the dark
+# sleeve that made a board of its own on seed 3141 showed 0.19.
+MIN_BOARD_PAPER_VS_MARKERS = 0.45
+
+
+def _paper_floor(light) -> float | None:
+    """The least grey level a board's paper may have in this frame: a share of the markers' paper."""
+    if light is None:
+        return None
+    b, g, r = light.white
+    return MIN_BOARD_PAPER_VS_MARKERS * (0.114 * b + 0.587 * g + 0.299 * r)  # cv2's BGR -> grey weights
+
+
+def _board_white(whites: np.ndarray, fits: np.ndarray, paper_ok: np.ndarray, paper_floor: float | None):
+    """The board's paper white (grey level), which the cells are judged against: the median over
+    the cells that fit a face on paper, or None. That paper is paper as the markers show it: a dark
+    sleeve's edge is neutral and fits a face loosely, and judged against itself it was a board of
+    its own (seed 3141)."""
+    fitting = [k for k in range(len(whites)) if fits[k] and paper_ok[k]
+               and (paper_floor is None or whites[k].max() >= paper_floor)]
+    return float(np.median(whites[fitting].max(axis=1))) if fitting else None
 
 
 def _stone_bearing(stone_cells: list, search: "_Search") -> dict:
@@ -906,17 +1008,17 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
     bi = np.array([BLUR_MM.index(r.blur_mm) for r in readings])
     t_idx = model.face_templates[[r.face_index for r in readings]]  # (N, 4)
     big = np.array([bool(r.face.big) for r in readings])
-    micropul = np.isin(t_idx, [TEMPLATE_NAMES.index("W"), TEMPLATE_NAMES.index("B")]) | big[:, None]
+    micropul = (t_idx == TEMPLATE_NAMES.index("W")) | (t_idx == TEMPLATE_NAMES.index("B")) | big[:, None]
     best = np.full(n, np.inf)
     for qi, q in enumerate(QUADRANTS):
         use = visible[:, qi] & micropul[:, qi]
         if not use.any():
             continue
         ys, xs = _quadrant_slice(q, half)
-        o = dark[use][:, ys, xs].reshape(int(use.sum()), -1)
+        o = dark[:, ys, xs][use].reshape(int(use.sum()), -1)
         t = model.templates[bi[use], qi, t_idx[use, qi]]  # (M, P)
         if weights is not None:
-            t = t * weights[use][:, ys, xs].reshape(len(t), -1)  # the ink where it can be seen
+            t = t * weights[:, ys, xs][use].reshape(len(t), -1)  # the ink where it can be seen
         ratio = (o * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-9)
         best[use] = np.minimum(best[use], ratio)
     # No micropul of this face can be seen: fine when a stone hides one (it lies on a micropul).

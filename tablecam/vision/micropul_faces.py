@@ -14,7 +14,7 @@ the tile into another real tile, and the margin to the best other face says how 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -59,6 +59,18 @@ class FaceModel:
     @property
     def quadrant_px(self) -> int:
         return self.side_px // 2
+
+    @cached_property
+    def by_quadrant(self) -> np.ndarray:
+        """(quadrant, blur * template, pixels): each quadrant's templates of every blur, one matrix
+        (contiguous: made once, not per read)."""
+        n_blur, n_q, n_t, n_p = self.templates.shape
+        return np.ascontiguousarray(self.templates.transpose(1, 0, 2, 3)).reshape(n_q, n_blur * n_t, n_p)
+
+    @cached_property
+    def squares_by_quadrant(self) -> np.ndarray:
+        """`by_quadrant` squared, per pixel (the weighted norms of read_faces)."""
+        return self.by_quadrant * self.by_quadrant
 
 
 @lru_cache(maxsize=4)
@@ -218,7 +230,7 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     visible = np.asarray(visible, bool).copy()
     obs_norm = np.einsum("nqp,nqp->nq", obs, obs)  # (N, 4)
     # Per quadrant, one matrix product (BLAS) of the patches with every blur's templates.
-    dots = np.stack([obs[:, q] @ model.templates[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
+    dots = np.stack([obs[:, q] @ model.by_quadrant[q].T for q in range(4)], axis=1)
     norms = np.repeat(model.norms.transpose(1, 0, 2).reshape(1, 4, -1), n, axis=0)  # (N, 4, blur * T)
     counts = np.full((n, 4), float(n_p), np.float32)
     masked = np.zeros(n, bool) if weights is None else weights.reshape(n, -1).min(axis=1) < 1.0
@@ -230,10 +242,9 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
         # A quadrant mostly under something else is not read at all.
         visible[masked] &= seen >= MIN_SEEN_SHARE * n_p
         ow = obs[masked] * wq
-        sq = model.templates * model.templates
         obs_norm[masked] = np.einsum("nqp,nqp->nq", ow, obs[masked])
-        dots[masked] = np.stack([ow[:, q] @ model.templates[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
-        norms[masked] = np.stack([wq[:, q] @ sq[:, q].reshape(-1, n_p).T for q in range(4)], axis=1)
+        dots[masked] = np.stack([ow[:, q] @ model.by_quadrant[q].T for q in range(4)], axis=1)
+        norms[masked] = np.stack([wq[:, q] @ model.squares_by_quadrant[q].T for q in range(4)], axis=1)
         counts[masked] = np.maximum(seen, 1.0)
     norms = norms.reshape(n, 4, n_blur, n_t)
     dots = dots.reshape(n, 4, n_blur, n_t)  # (N, 4, blur, T)
@@ -247,31 +258,34 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     err = o - 2 * gain * a + gain * gain * b  # (N, blur, F)
     if max_blur is not None:
         err[:, max_blur + 1:] = np.inf
+    # The blur belongs to the photo, not to a face: pick it with the best face, then compare every
+    # face at that blur (a wider blur must not let a wrong catalyst fit a disc's edge). All patches
+    # at once: per patch the same element-wise float32 steps as one at a time, without the loop.
+    rows = np.arange(n)
+    bis, fs = np.unravel_index(np.argmin(err.reshape(n, -1), axis=1), err.shape[1:])
+    at_blur = err[rows, bis]  # (N, F)
+    order = np.argsort(at_blur, axis=1)
+    g = gain[rows, bis, fs]  # float32
+    g64 = g.astype(np.float64)
+    t_idx = ft[fs]  # (N, 4)
+    at = (rows[:, None], np.arange(4)[None, :], bis[:, None], t_idx)
+    q_err = (obs_norm - (2.0 * g64).astype(np.float32)[:, None] * dots[at]
+             + (g64 * g64).astype(np.float32)[:, None] * norms[at]) / counts
+    # The runner-up must differ in what can be seen: faces equal on the visible quadrants tie.
+    differs = ((ft[order] != t_idx[:, None, :]) & visible[:, None, :]).any(axis=2)
+    differs[:, 0] = False  # the first in the order is the best (or ties with it)
+    first = np.argmax(differs, axis=1)
+    runner = np.where(differs[rows, first], order[rows, first], -1)
+    e_best = at_blur[rows, fs].astype(np.float64)
+    e_next = np.where(runner >= 0, at_blur[rows, runner].astype(np.float64), np.inf)
+    n_vis = np.maximum((counts * visible).sum(axis=1).astype(np.float64), 1.0)
+    noise = e_best / n_vis
     out = []
-    for i in range(n):
-        # The blur belongs to the photo, not to a face: pick it with the best face, then compare
-        # every face at that blur (a wider blur must not let a wrong catalyst fit a disc's edge).
-        bi, f = np.unravel_index(int(np.argmin(err[i])), err[i].shape)
-        bi, f = int(bi), int(f)
-        at_blur = err[i, bi]
-        order = np.argsort(at_blur)
-        g = float(gain[i, bi, f])
-        t_idx = ft[f]
-        q_err = [(obs_norm[i, k] - 2 * g * dots[i, k, bi, t_idx[k]] + g * g * norms[i, k, bi, t_idx[k]]) / counts[i, k]
-                 for k in range(4)]
-        # The runner-up must differ in what can be seen: faces equal on the visible quadrants tie.
-        runner = None
-        for j in order[1:]:
-            if _differs_where_visible(model, f, int(j), visible[i]):
-                runner = int(j)
-                break
-        e_best = float(at_blur[f])
-        e_next = float(at_blur[runner]) if runner is not None else float("inf")
-        n_vis = max(float(counts[i][visible[i]].sum()), 1.0)
-        out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], g, e_best, e_next - e_best,
-                               e_best / n_vis, tuple(float(v) for v in q_err),
-                               model.faces[runner] if runner is not None else None, at_blur.copy(),
-                               tuple(bool(v) for v in visible[i])))
+    for i, (f, bi, r) in enumerate(zip(fs.tolist(), bis.tolist(), runner.tolist())):
+        out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], float(g64[i]), float(e_best[i]),
+                               float(e_next[i] - e_best[i]), float(noise[i]), tuple(q_err[i].tolist()),
+                               model.faces[r] if r >= 0 else None, at_blur[i].copy(),
+                               tuple(visible[i].tolist())))
     return out
 
 
@@ -316,12 +330,16 @@ def alignment(model: FaceModel, readings: list[FaceReading], patches: np.ndarray
         mask *= weights
     d = np.zeros((n, 2))
     ok = np.ones(n, bool)
-    for _ in range(steps):
-        t = np.stack([cv2.warpAffine(base[k], np.float32([[1, 0, d[k, 0]], [0, 1, d[k, 1]]]), (side, side),
-                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE) for k in range(n)])
-        flat = t.reshape(n * side, side)  # the tiles stacked: one Sobel each way for all of them
-        gx = cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=1, scale=0.5).reshape(n, side, side)
-        gy = np.stack([cv2.Sobel(t[k], cv2.CV_32F, 0, 1, ksize=1, scale=0.5) for k in range(n)])
+    for step_no in range(steps):
+        # Not shifted yet, the template is the face image itself (a shift by zero copies it).
+        t = base if step_no == 0 else np.stack([
+            cv2.warpAffine(base[k], np.float32([[1, 0, d[k, 0]], [0, 1, d[k, 1]]]), (side, side),
+                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE) for k in range(n)])
+        # The tiles stacked: one Sobel along x for all of them, and one along the rows of the
+        # transposed stack for y (the same central differences, tiles kept apart).
+        gx = cv2.Sobel(t.reshape(n * side, side), cv2.CV_32F, 1, 0, ksize=1, scale=0.5).reshape(n, side, side)
+        flipped = np.ascontiguousarray(t.transpose(0, 2, 1)).reshape(n * side, side)
+        gy = cv2.Sobel(flipped, cv2.CV_32F, 1, 0, ksize=1, scale=0.5).reshape(n, side, side).transpose(0, 2, 1)
         jx, jy = gx * mask, gy * mask
         res = (patches - t) * mask
         a11, a12, a22 = (jx * jx).sum(axis=(1, 2)), (jx * jy).sum(axis=(1, 2)), (jy * jy).sum(axis=(1, 2))
@@ -334,11 +352,6 @@ def alignment(model: FaceModel, readings: list[FaceReading], patches: np.ndarray
     ok &= np.hypot(d[:, 0], d[:, 1]) <= MAX_SHIFT * side
     out[ok] = d[ok]
     return out
-
-
-def _differs_where_visible(model: FaceModel, f: int, g: int, visible: np.ndarray) -> bool:
-    a, b = model.face_templates[f], model.face_templates[g]
-    return bool(np.any((a != b) & visible))
 
 
 def faces_matching(model: FaceModel, face_index: int, visible: np.ndarray) -> list[int]:

@@ -75,9 +75,13 @@ def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
         f[:, :depth] = lightest * np.where(inked[:, None], near[None], deep[None])
         fields.append(f)
     top, bottom, left, right = fields
-    kept = ((1 - top)[:, :, None] * (1 - bottom[:, ::-1])[:, :, None]
-            * (1 - left)[:, None, :] * (1 - right[:, ::-1])[:, None, :])
-    return np.clip(dark - (1.0 - kept), 0.0, 1.0)
+    rows = (1 - top)[:, :, None] * (1 - bottom[:, ::-1])[:, :, None]
+    # The same products and differences as written out, in one tile-stack buffer.
+    out = np.multiply(rows, (1 - left)[:, None, :])
+    np.multiply(out, (1 - right[:, ::-1])[:, None, :], out=out)  # what is kept of the light
+    np.subtract(1.0, out, out=out)
+    np.subtract(dark, out, out=out)
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 # A shadow's soft edge (a hand, a stone) or a lamp low beside the board grades the light across a

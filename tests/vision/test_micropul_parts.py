@@ -368,3 +368,45 @@ def test_a_stone_touching_a_fingertip_is_found_and_the_fingers_core_is_not_a_sto
     assert _lab_chroma(b.bgr) >= MIN_SPLIT_STONE_CHROMA
     finger_core = (153, 190, 249)  # seed 3063: the most colourful part of a lit finger
     assert _lab_chroma(finger_core) < MIN_SPLIT_STONE_CHROMA
+
+
+def test_the_search_darkness_table_is_the_ratio_it_replaces():
+    # Session 5: the play area's darkness is looked up per (white, grey) pair instead of computed;
+    # the values must be the float32 arithmetic's own, and 0 outside the camera's view.
+    from tablecam.vision.micropul import VALID_WHITE, _darkness_table
+
+    white, grey = np.meshgrid(np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8), indexing="ij")
+    expected = np.clip(1.0 - grey.astype(np.float32) / np.maximum(white.astype(np.float32), 1.0), 0.0, 1.0)
+    expected[white <= VALID_WHITE] = 0.0
+    got = _darkness_table()[(white.astype(np.uint16) << 8) | grey]
+    assert got.dtype == np.float32 and np.array_equal(got, expected)
+
+
+def test_the_frame_light_balances_as_the_light_reference():
+    from tablecam.calibration.light import LightReference
+    from tablecam.vision.micropul import _frame_light
+
+    light = LightReference((200.0, 190.0, 170.0), (30.0, 28.0, 35.0), ((0, (200.0, 190.0, 170.0)),))
+    frame_light = _frame_light(light)
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    colours = rng.uniform(0, 255, (50, 3))
+    for _ in range(2):  # the tables are built once, then reused
+        assert np.array_equal(frame_light.correct(img), light.correct(img))
+        assert np.array_equal(frame_light.correct_colours(colours), light.correct_colours(colours))
+
+
+def test_a_stone_is_found_in_its_own_region_among_bare_and_coloured_ones():
+    # Regions with too few coloured pixels for a stone are passed over; the stone's region, next to
+    # a region that is all table colour, still gives the stone at its place.
+    from tablecam.vision.colour_blobs import blobs_in_regions
+
+    img = np.full((60, 180, 3), 235, np.uint8)
+    cv2.rectangle(img, (120, 0), (179, 59), (60, 120, 160), -1)  # wood: the third region is all colour
+    cv2.circle(img, (90, 30), 7, (45, 40, 170), -1)  # a red stone in the second region
+    cv2.circle(img, (20, 20), 2, (45, 40, 170), -1)  # a red speck in the first: no stone
+    white = np.full(img.shape[:2], 235, np.uint8)
+    regions = [np.array([[x, 1], [x + 57, 1], [x + 57, 58], [x, 58]], np.float64) for x in (1, 61, 121)]
+    blobs = blobs_in_regions(img, white, regions, 14.0, max_coloured=0.9, max_growth=0.7)
+    assert len(blobs) == 1
+    assert abs(blobs[0].centre_px[0] - 90) < 1.0 and abs(blobs[0].centre_px[1] - 30) < 1.0

@@ -13,6 +13,7 @@ the values of a typical matte print (90 % and 2 % reflectance). It is applied wi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -49,7 +50,13 @@ class LightReference:
         return tuple(float(v) for v in (_lin(PAPER_SRGB) - _lin(INK_SRGB)) / np.maximum(w - b, 1e-4))
 
     def lookup_tables(self) -> np.ndarray:
-        """(3, 256) uint8: the corrected value of every input value, per B, G, R channel."""
+        """(3, 256) uint8: the corrected value of every input value, per B, G, R channel (built
+        once per reference: a frame balances colours a dozen times, and a build costs more than
+        the look-ups; read-only, as it is shared)."""
+        return self._tables
+
+    @cached_property
+    def _tables(self) -> np.ndarray:
         levels = np.arange(256, dtype=np.float64)
         out = np.empty((3, 256), np.uint8)
         target_w, target_b = _lin(PAPER_SRGB), _lin(INK_SRGB)
@@ -58,6 +65,7 @@ class LightReference:
             scale = (target_w - target_b) / max(w - b, 1e-4)
             lin = (_lin(levels) - b) * scale + target_b
             out[ch] = np.clip(np.round(_srgb(lin)), 0, 255).astype(np.uint8)
+        out.setflags(write=False)
         return out
 
     def correct(self, image: np.ndarray) -> np.ndarray:

@@ -31,13 +31,12 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from tablecam.calibration.geometry import TableGeometry
-from tablecam.calibration.light import LightReference
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
 from .board_lattice import TIGHT_UNITS, Lattice, fit_lattice, site_residuals
@@ -154,7 +153,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
            "tile_mm": settings.tile_mm, "tiles": [], "stones": []}
     if frame.ndim != 3 or frame.shape[2] != 3:
         warnings.append("the frame has no colour: stones cannot be told apart")
-    light = _frame_light(white_reference(frame, fix)) if frame.ndim == 3 and frame.shape[2] == 3 else None
+    light = white_reference(frame, fix) if frame.ndim == 3 and frame.shape[2] == 3 else None
     search = _prepare_search(search_table, light, geometry, settings.tile_mm)
     tile = settings.tile_mm
 
@@ -245,22 +244,6 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         obs["tiles"].append({"center_mm": [round(fd.centre_mm[0], 2), round(fd.centre_mm[1], 2)], "rotation": 0,
                              "quadrants": None, "big": None, "catalyst": None, "face_down": True, "index": None})
     return obs
-
-
-class _FrameLight(LightReference):
-    """A frame's light reference whose white-balance tables are built once: a frame balances
-    colours a dozen times (cells, spots, stones), and each build costs more than the look-ups."""
-
-    @cached_property
-    def _tables(self) -> np.ndarray:
-        return LightReference.lookup_tables(self)
-
-    def lookup_tables(self) -> np.ndarray:
-        return self._tables
-
-
-def _frame_light(light: LightReference) -> _FrameLight:
-    return _FrameLight(light.white, light.black, light.per_marker_white, light.warnings)
 
 
 MAX_GROWTH_ROUNDS = 12

@@ -382,18 +382,20 @@ def test_the_search_darkness_table_is_the_ratio_it_replaces():
     assert got.dtype == np.float32 and np.array_equal(got, expected)
 
 
-def test_the_frame_light_balances_as_the_light_reference():
+def test_the_light_reference_builds_its_tables_once_and_balances_as_before():
     from tablecam.calibration.light import LightReference
-    from tablecam.vision.micropul import _frame_light
 
     light = LightReference((200.0, 190.0, 170.0), (30.0, 28.0, 35.0), ((0, (200.0, 190.0, 170.0)),))
-    frame_light = _frame_light(light)
+    fresh = LightReference._tables.func(light)  # what a build gives, without the cache
+    assert light.lookup_tables() is light.lookup_tables()  # built once per reference
+    assert np.array_equal(light.lookup_tables(), fresh)
+    assert not light.lookup_tables().flags.writeable  # shared: nobody may change it
     rng = np.random.default_rng(5)
     img = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
     colours = rng.uniform(0, 255, (50, 3))
-    for _ in range(2):  # the tables are built once, then reused
-        assert np.array_equal(frame_light.correct(img), light.correct(img))
-        assert np.array_equal(frame_light.correct_colours(colours), light.correct_colours(colours))
+    lut = np.ascontiguousarray(fresh.T).reshape(1, 256, 3)
+    assert np.array_equal(light.correct(img), cv2.LUT(img, lut))
+    assert light.correct_colours(colours).shape == (50, 3)
 
 
 def test_a_stone_is_found_in_its_own_region_among_bare_and_coloured_ones():

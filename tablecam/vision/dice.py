@@ -36,7 +36,7 @@ import numpy as np
 from tablecam.calibration.images import check_frame, to_grey
 from tablecam.errors import UserError
 from tablecam.vision.pip_lattice import LAYOUT_PLACES, Lattices, Reading, check, choose, pair_hypotheses, refine
-from tablecam.vision.pips import MIN_CONTRAST, Pip, find_pips
+from tablecam.vision.pips import MIN_CONTRAST, Pip, find_pips, local_contrast
 
 # Side of a die face over the lattice step a. Standard dice put the corner pips at about
 # 0.25-0.3 of the side from the centre; 0.27 is the middle (and the simulator's die).
@@ -92,6 +92,50 @@ class Die:
                 "confidence": round(self.confidence, 2)}
 
 
+class FrameGrey:
+    """The grey of a frame, made part by part as the reading asks for it: a camera frame read
+    only round its play area need not be made grey (and blanked) whole. `prepare(grey, origin)`
+    changes a part just made grey in place (Enigmo blanks the markers and the shutter box);
+    `origin` is the part's top-left corner in the frame. A box inside the part made last is cut
+    from it, so the windows read in a part see the same pixels as the part."""
+
+    def __init__(self, image: np.ndarray, prepare=None) -> None:
+        self.image = image
+        self.shape = image.shape[:2]
+        self._prepare = prepare
+        self._made: tuple[tuple[int, int, int, int], np.ndarray] | None = None
+
+    def part(self, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The grey of the frame's box (x0, y0, x1, y1), clipped to the frame."""
+        h, w = self.shape
+        x0, y0, x1, y1 = max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])
+        if self._made is not None:
+            (a0, b0, a1, b1), made = self._made
+            if a0 <= x0 and b0 <= y0 and x1 <= a1 and y1 <= b1:
+                return made[y0 - b0:y1 - b0, x0 - a0:x1 - a0]
+            if x0 <= a0 and y0 <= b0 and a1 <= x1 and b1 <= y1:
+                # a part grown round the last one: only the bands round it are made
+                grey = np.empty((y1 - y0, x1 - x0), np.uint8)
+                grey[b0 - y0:b1 - y0, a0 - x0:a1 - x0] = made
+                for band in ((x0, y0, x1, b0), (x0, b1, x1, y1), (x0, b0, a0, b1), (a1, b0, x1, b1)):
+                    if band[2] > band[0] and band[3] > band[1]:
+                        grey[band[1] - y0:band[3] - y0, band[0] - x0:band[2] - x0] = self._made_grey(band)
+                self._made = ((x0, y0, x1, y1), grey)
+                return grey
+        grey = self._made_grey((x0, y0, x1, y1))
+        self._made = ((x0, y0, x1, y1), grey)
+        return grey
+
+    def _made_grey(self, box: tuple[int, int, int, int]) -> np.ndarray:
+        x0, y0, x1, y1 = box
+        grey = to_grey(self.image[y0:y1, x0:x1])
+        if self._prepare is not None:
+            if np.may_share_memory(grey, self.image):  # a grey frame: its own pixels stay as they are
+                grey = grey.copy()
+            self._prepare(grey, (x0, y0))
+        return grey
+
+
 def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str = "both",
               min_contrast: float = MIN_CONTRAST, square_pixels: bool = False,
               roi: tuple[int, int, int, int] | None = None) -> list[Die]:
@@ -104,18 +148,22 @@ def read_dice(image: np.ndarray, pip_radius_px: float | None = None, pips: str =
     pip against its face, in grey levels. Photos whose pixels may not be square (stretched by some
     publisher) are also read un-stretched by the usual ratios, unless `square_pixels`.
     `roi` (x0, y0, x1, y1; known scale only): only the dice whose windows reach into this box are
-    read, as reading the whole image reads them (a camera over a table: the play area).
+    read, as reading the whole image reads them (a camera over a table: the play area). `image`
+    may also be a `FrameGrey` (known scale only): then only the parts read are made grey.
     """
-    grey = to_grey(check_frame(image))
-    if min(grey.shape) < 16:
-        raise UserError(f"the image is too small ({grey.shape[1]}x{grey.shape[0]} px) to hold a die.")
+    parts = image if isinstance(image, FrameGrey) else FrameGrey(check_frame(image))
+    if min(parts.shape) < 16:
+        raise UserError(f"the image is too small ({parts.shape[1]}x{parts.shape[0]} px) to hold a die.")
     if pips not in _POLARITIES:
         raise UserError(f"pips must be one of {', '.join(_POLARITIES)}, not {pips!r}.")
     polarities = _POLARITIES[pips]
     if pip_radius_px is not None:
         if not (isinstance(pip_radius_px, (int, float)) and 0.5 <= pip_radius_px <= 100):
             raise UserError(f"the pip radius must be 0.5 to 100 pixels, not {pip_radius_px}.")
-        return _read_known_scale(grey, float(pip_radius_px), polarities, min_contrast, roi)
+        return _read_known_scale(parts, float(pip_radius_px), polarities, min_contrast, roi)
+    if isinstance(image, FrameGrey):
+        raise UserError("a frame read part by part needs the pip radius.")
+    grey = to_grey(image)
     scales = _scales(grey.shape)
     base = _pyramid(grey, scales, polarities, min_contrast)
     if square_pixels:
@@ -197,7 +245,7 @@ def _read_face(grey: np.ndarray, cx: float, cy: float, side: float, polarities: 
     if min(x1 - x0, y1 - y0) < 16:
         return None
     best = None
-    for d in _read_known_scale(grey[y0:y1, x0:x1], _PIP_PER_SIDE * side, polarities, min_contrast):
+    for d in _read_known_scale(FrameGrey(grey[y0:y1, x0:x1]), _PIP_PER_SIDE * side, polarities, min_contrast):
         centre = (d.centre_px[0] + x0, d.centre_px[1] + y0)
         off = math.dist(centre, (cx, cy))
         if off < 0.35 * side and (best is None or off < best[0]):
@@ -358,7 +406,7 @@ def _places(spots: np.ndarray) -> int:
     return len(places)
 
 
-def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, ...],
+def _read_known_scale(parts: FrameGrey, radius: float, polarities: tuple[bool, ...],
                       min_contrast: float, roi: tuple[int, int, int, int] | None = None) -> list[Die]:
     """Dice whose pips are about `radius` px: windows around candidate pips, read one by one.
 
@@ -374,16 +422,18 @@ def _read_known_scale(grey: np.ndarray, radius: float, polarities: tuple[bool, .
     side = radius / 0.1  # a die's side is about ten pip radii
     dice: list[Die] = []
     for dark in polarities:
-        for x0, y0, x1, y1 in _windows_in(grey, radius, dark, min_contrast, side, roi):
-            level = _resize(grey[y0:y1, x0:x1], scale)
+        for x0, y0, x1, y1 in _windows_in(parts, radius, dark, min_contrast, side, roi):
+            level = _resize(parts.part((x0, y0, x1, y1)), scale)
             # with a known scale only readings of the right size count, so the pip finder may
             # let in pips that touch a die's shaded rim
+            local = local_contrast(level, dark)
             found = find_pips(level, dark, min_contrast=min_contrast, ring_floor=0.15, ring_share=0.3,
-                              first_cut=KNOWN_FIRST_CUT)
+                              first_cut=KNOWN_FIRST_CUT, local=local)
             read = _read_level(level, found, rim=False, step=0.27 * side * scale)
-            if read:
+            # the witnesses only ever take a value away: readings with none need no witness
+            if any(d.value is not None for d in read):
                 faint = find_pips(level, dark, min_contrast=min_contrast * WITNESS_CONTRAST, ring_floor=0.05,
-                                  ring_share=0.15, first_cut=WITNESS_FIRST_CUT)
+                                  ring_share=0.15, first_cut=WITNESS_FIRST_CUT, local=local)
                 witnesses = [(p.x, p.y, p.radius, p.dark) for p in faint]
                 read = [_unless_stray_pips(d, witnesses) for d in read]
                 # a 1's checks reach by the die's known step at least: a lone pip's lattice may
@@ -422,13 +472,18 @@ def _lone_on_even_face(level: np.ndarray, die: Die, known_step: float = 0.0) -> 
     if die.value != 1:
         return die
     step = max(die.side_px / SIDE_PER_STEP, known_step)
-    smooth = cv2.blur(level, (3, 3)).astype(np.float64)
     t = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     xs = np.clip(np.rint(die.centre_px[0] + step * np.cos(t)).astype(int), 0, level.shape[1] - 1)
     ys = np.clip(np.rint(die.centre_px[1] + step * np.sin(t)).astype(int), 0, level.shape[0] - 1)
-    ring = smooth[ys, xs]
     cx = int(np.clip(round(die.centre_px[0]), 0, level.shape[1] - 1))
     cy = int(np.clip(round(die.centre_px[1]), 0, level.shape[0] - 1))
+    # the 3x3 mean at these points only: the box round them and a pixel more (the level's own
+    # edges where it reaches them) blurs to the same values there
+    x0, y0 = max(0, min(int(xs.min()), cx) - 1), max(0, min(int(ys.min()), cy) - 1)
+    x1, y1 = min(level.shape[1], max(int(xs.max()), cx) + 2), min(level.shape[0], max(int(ys.max()), cy) + 2)
+    smooth = cv2.blur(level[y0:y1, x0:x1], (3, 3)).astype(np.float64)
+    xs, ys, cx, cy = xs - x0, ys - y0, cx - x0, cy - y0
+    ring = smooth[ys, xs]
     face = float(np.median(ring))
     contrast = (face - smooth[cy, cx]) if die.dark_pips else (smooth[cy, cx] - face)
     off = (face - ring) if die.dark_pips else (ring - face)
@@ -459,21 +514,22 @@ def _one_per_die(dice: list[Die], side: float) -> list[Die]:
 _WINDOW_EDGE_SIDES = 2.5
 
 
-def _windows_in(grey: np.ndarray, radius: float, dark: bool, min_contrast: float, side: float,
+def _windows_in(parts: FrameGrey, radius: float, dark: bool, min_contrast: float, side: float,
                 roi: tuple[int, int, int, int] | None) -> list[tuple[int, int, int, int]]:
     """The windows `_windows` finds on the whole image that reach into `roi`, found on `roi` only:
     where one of them comes near an edge of the part looked at (not the image's own), that part
-    is grown to the image's edge on that side and looked at again."""
+    is grown to the image's edge on that side and looked at again (growing by a few dice at a
+    time took more rounds: the spots near the play area run on, a hand, the table's edge)."""
+    h, w = parts.shape
     if roi is None:
-        return _windows(grey, radius, dark, min_contrast, side)
-    h, w = grey.shape
+        return _windows(parts.part((0, 0, w, h)), radius, dark, min_contrast, side)
     rx0, ry0, rx1, ry1 = (int(v) for v in roi)
     # the half-size copy must pair the image's own pixels: an even origin and size
     x0, y0 = max(0, rx0) & ~1, max(0, ry0) & ~1
     x1, y1 = min(w, x0 + ((max(rx1, x0) - x0 + 1) & ~1)), min(h, y0 + ((max(ry1, y0) - y0 + 1) & ~1))
     near = _WINDOW_EDGE_SIDES * side
     while True:
-        found = [b for b in _windows(grey[y0:y1, x0:x1], radius, dark, min_contrast, side, (x0, y0))
+        found = [b for b in _windows(parts.part((x0, y0, x1, y1)), radius, dark, min_contrast, side, (x0, y0))
                  if b[0] < rx1 and b[2] > rx0 and b[1] < ry1 and b[3] > ry0]
         grow = (x0 > 0 and any(b[0] - x0 < near for b in found), y0 > 0 and any(b[1] - y0 < near for b in found),
                 x1 < w and any(x1 - b[2] < near for b in found), y1 < h and any(y1 - b[3] < near for b in found))
@@ -497,7 +553,9 @@ def _windows(grey: np.ndarray, radius: float, dark: bool, min_contrast: float,
     near = max(3, int(round(radius * 1.5)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (near, near))
     reach = cv2.subtract(cv2.dilate(small, kernel), small) if dark else cv2.subtract(small, cv2.erode(small, kernel))
-    mask = ((diff > min_contrast * 0.4) & (reach > min_contrast)).view(np.uint8)
+    # (OpenCV's thresholds: for whole grey levels "> t" is "> floor(t)", as numpy's comparison)
+    mask = cv2.bitwise_and(cv2.threshold(diff, min_contrast * 0.4, 1, cv2.THRESH_BINARY)[1],
+                           cv2.threshold(reach, min_contrast, 1, cv2.THRESH_BINARY)[1])
     found = cv2.findNonZero(mask)
     if found is None:
         return []

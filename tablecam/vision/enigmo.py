@@ -35,7 +35,7 @@ import numpy as np
 from tablecam.calibration.geometry import MARKER_IDS, TableGeometry
 from tablecam.calibration.images import check_frame, to_grey
 from tablecam.errors import UserError
-from tablecam.vision.dice import Die, read_dice
+from tablecam.vision.dice import Die, FrameGrey, read_dice
 from tablecam.vision.enigmo_height import camera_position_mm, footprint_mm
 from tablecam.vision.enigmo_shutters import SHUTTERS, ShutterRow, judge
 
@@ -243,21 +243,19 @@ def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, di
     if pip_mm * px_per_mm < MIN_PIP_PX:
         return []  # read_frame warns: the camera is too far (or its resolution too low) for pips
     camera = camera_position_mm(fix.homography, fix.image_size, fix.profile.K if fix.profile is not None else None)
-    grey = to_grey(frame)
-    if grey is frame:
-        grey = grey.copy()
     # blank what has pip-like marks but is no die: marker cells and the shutter box's letters
-    fill = int(np.median(grey[::16, ::16]))
+    fill = int(np.median(to_grey(frame[::16, ::16])))  # the frame's usual grey (per pixel, as the whole frame's)
     blanks = [_grow(g.marker_corners(m), g.marker_mm * 0.3) for m in MARKER_IDS]
     if row is not None:
         blanks.append(_grow(row.corners_mm, BOX_FRAME_MM))
-    for poly_mm in blanks:
-        poly_px = fix.table_to_image(poly_mm)
-        cv2.fillPoly(grey, [np.rint(poly_px).astype(np.int32)], fill)
+    blanks_px = _blank_masks([np.rint(fix.table_to_image(poly_mm)).astype(np.int32) for poly_mm in blanks],
+                             frame.shape[:2])
     # only the part of the frame where a die can lie is read (the play area is 19-43 % of a
-    # frame); read_dice reads the dice there as it reads them on the whole frame
-    area = _dice_area_px(fix, camera, die_height_mm, pip_mm * px_per_mm / 0.1, grey.shape)
-    found: list[Die] = read_dice(grey, pip_radius_px=pip_mm * px_per_mm, pips="dark", min_contrast=MIN_PIP_CONTRAST,
+    # frame), and only the parts read are made grey and blanked (FrameGrey): read_dice reads the
+    # dice there as it reads them on the whole frame made grey
+    area = _dice_area_px(fix, camera, die_height_mm, pip_mm * px_per_mm / 0.1, frame.shape[:2])
+    parts = FrameGrey(frame, functools.partial(_blank, masks=blanks_px, fill=fill))
+    found: list[Die] = read_dice(parts, pip_radius_px=pip_mm * px_per_mm, pips="dark", min_contrast=MIN_PIP_CONTRAST,
                                  square_pixels=True, roi=area)
     if not found:
         return []
@@ -280,6 +278,37 @@ def _read_dice(frame: np.ndarray, fix, row: ShutterRow | None, pip_mm: float, di
             continue
         out.append({"value": d.value, "center_mm": [round(x, 1), round(y, 1)]})
     return sorted(out, key=lambda d: (d["center_mm"][0], d["center_mm"][1]))
+
+
+def _blank_masks(polys_px: list[np.ndarray], shape: tuple[int, int]) -> list[tuple[int, int, np.ndarray]]:
+    """Each polygon (frame pixels) as the pixels cv2.fillPoly fills on the whole frame: (x0, y0,
+    mask) on the polygon's box within the frame. The box's sides are the frame's own where the
+    polygon runs off it, so its outline is clipped where the frame clips it (a polygon clipped
+    anywhere else is drawn with other edge pixels)."""
+    h, w = shape
+    out = []
+    for poly in polys_px:
+        x0, y0 = max(0, int(poly[:, 0].min())), max(0, int(poly[:, 1].min()))
+        x1, y1 = min(w, int(poly[:, 0].max()) + 1), min(h, int(poly[:, 1].max()) + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue  # off the frame
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(mask, [poly - np.array([x0, y0], dtype=np.int32)], 1)
+        out.append((x0, y0, mask))
+    return out
+
+
+def _blank(grey: np.ndarray, origin: tuple[int, int], masks: list[tuple[int, int, np.ndarray]], fill: int) -> None:
+    """Sets the pixels of the masks (`_blank_masks`) to `fill` on a part of the frame whose
+    top-left corner is at `origin` (in place)."""
+    ox, oy = origin
+    h, w = grey.shape
+    for x0, y0, mask in masks:
+        a0, b0 = max(x0, ox), max(y0, oy)
+        a1, b1 = min(x0 + mask.shape[1], ox + w), min(y0 + mask.shape[0], oy + h)
+        if a1 > a0 and b1 > b0:
+            part = grey[b0 - oy:b1 - oy, a0 - ox:a1 - ox]
+            part[mask[b0 - y0:b1 - y0, a0 - x0:a1 - x0] > 0] = fill
 
 
 # How far round the play area (in dice sides) the frame is read: a reading just outside it may

@@ -19,6 +19,7 @@ stays at a few milliseconds for a table of dice.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -208,15 +209,7 @@ def refine(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> Lattices:
     three or more of them then give the true lattice."""
     if len(hyp) == 0 or len(pips) < 3:
         return Lattices.empty()
-    h, w = shape
-    owner = np.full(shape, -1, np.int32)  # which pip covers each pixel
-    for k, p in enumerate(pips):
-        cv2.circle(owner, (int(round(p.x)), int(round(p.y))), max(1, int(round(p.radius * 1.2))), k, -1)
-    X = hyp.centre[:, None, 0] + PLACES[None, :, 0] * hyp.u[:, None, 0] + PLACES[None, :, 1] * hyp.v[:, None, 0]
-    Y = hyp.centre[:, None, 1] + PLACES[None, :, 0] * hyp.u[:, None, 1] + PLACES[None, :, 1] * hyp.v[:, None, 1]
-    xi = np.clip(np.rint(X).astype(np.intp), 0, w - 1)
-    yi = np.clip(np.rint(Y).astype(np.intp), 0, h - 1)
-    found = owner[yi, xi]  # (H, 9) pip index on each place, or -1
+    found = pips_on_places(hyp, pips, shape)
     enough = np.flatnonzero((found >= 0).sum(axis=1) >= 3)
     if enough.size == 0:
         return Lattices.empty()
@@ -228,13 +221,12 @@ def refine(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> Lattices:
     codes = (on * (1 << np.arange(9))).sum(axis=1)
     keep_q, cs, us, vs = [], [], [], []
     for code in np.unique(codes):  # one least-squares solve per set of places, for all its rows
-        sel = rows[codes == code]
-        places = PLACES[on[codes == code][0]]
-        A = np.column_stack([np.ones(len(places)), places])
-        if np.linalg.matrix_rank(A) < 3:
+        fit = _affine_fit(int(code))
+        if fit is None:
             continue  # all in one line: no second axis to fit
+        sel = rows[codes == code]
         xy = pip_xy[found[sel][:, on[codes == code][0]]]  # (n, m, 2)
-        coef = np.einsum("km,nmd->nkd", np.linalg.pinv(A), xy)  # (n, 3, 2): centre, u, v
+        coef = np.einsum("km,nmd->nkd", fit, xy)  # (n, 3, 2): centre, u, v
         keep_q.append(sel)
         cs.append(coef[:, 0])
         us.append(coef[:, 1])
@@ -249,6 +241,43 @@ def refine(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> Lattices:
         & (np.abs((u * v).sum(axis=1)) <= 0.5 * nu * nv)
     base = hyp.take(q[ok])
     return Lattices(c[ok], u[ok], v[ok], base.face, base.contrast, base.radius)
+
+
+def pips_on_places(hyp: Lattices, pips: list[Pip], shape: tuple[int, int]) -> np.ndarray:
+    """(H, 9): which pip (index in `pips`) covers each lattice place (the nearest pixel, clamped
+    to the image of `shape`), or -1; a pip covers a disc of 1.2 radii, a later pip drawn over an
+    earlier one. The discs are drawn on the box round them only, not on an image-sized map."""
+    h, w = shape
+    X = hyp.centre[:, None, 0] + PLACES[None, :, 0] * hyp.u[:, None, 0] + PLACES[None, :, 1] * hyp.v[:, None, 0]
+    Y = hyp.centre[:, None, 1] + PLACES[None, :, 0] * hyp.u[:, None, 1] + PLACES[None, :, 1] * hyp.v[:, None, 1]
+    xi = np.clip(np.rint(X).astype(np.intp), 0, w - 1)
+    yi = np.clip(np.rint(Y).astype(np.intp), 0, h - 1)
+    if not pips:
+        return np.full(xi.shape, -1, np.int32)
+    discs = [(int(round(p.x)), int(round(p.y)), max(1, int(round(p.radius * 1.2)))) for p in pips]
+    bx0 = max(0, min(x - r for x, _y, r in discs) - 1)
+    by0 = max(0, min(y - r for _x, y, r in discs) - 1)
+    bx1 = max(bx0 + 1, min(w, max(x + r for x, _y, r in discs) + 2))
+    by1 = max(by0 + 1, min(h, max(y + r for _x, y, r in discs) + 2))
+    owner = np.full((by1 - by0, bx1 - bx0), -1, np.int32)
+    for k, (x, y, r) in enumerate(discs):
+        cv2.circle(owner, (x - bx0, y - by0), r, k, -1)
+    inside = (xi >= bx0) & (xi < bx1) & (yi >= by0) & (yi < by1)
+    return np.where(inside, owner[np.clip(yi - by0, 0, by1 - by0 - 1), np.clip(xi - bx0, 0, bx1 - bx0 - 1)], -1)
+
+
+@functools.lru_cache(maxsize=512)
+def _affine_fit(code: int) -> np.ndarray | None:
+    """The least-squares fit (pseudo-inverse) of a lattice's centre and axes to pips on the set
+    of places `code` (bit k: place k), or None when they lie in one line. There are 512 sets:
+    each is worked out once."""
+    places = PLACES[[(code >> k) & 1 == 1 for k in range(9)]]
+    A = np.column_stack([np.ones(len(places)), places])
+    if np.linalg.matrix_rank(A) < 3:
+        return None
+    fit = np.linalg.pinv(A)
+    fit.flags.writeable = False  # shared by every call
+    return fit
 
 
 # The checks of `check`, in the order a hypothesis meets them; `rejections` names the first one
@@ -330,13 +359,16 @@ def _measure(grey: np.ndarray, dark: bool, hyp: Lattices, rim: bool) -> dict:
     value = np.where(turned, TURNED_VALUE[mask], value)
     margin = np.clip(np.min(np.abs(pipness - 0.5), axis=1) * 2, 0, 1)
     inner_margin = np.clip(np.min(np.abs(pipness[:, _INNER] - 0.5), axis=1) * 2, 0, 1)
-    level = np.median(face_vals[:, :4], axis=1)
+    # the face's order statistics, taken once (np.median and np.percentile's own numbers)
+    middle = np.sort(face_vals[:, :4], axis=1)
+    level = (middle[:, 1] + middle[:, 2]) / 2
     face_pip = sign * (level[:, None] - face_vals) / np.maximum(own, 1.0)[:, None]
     # no pip between the places: the middle must be clean; the rim may be shaded by the edge
     even_middle = (own >= 0.5 * k) & (face_pip[:, :4].max(axis=1) < 0.45)
-    lo, hi = np.percentile(face_vals, (20, 80), axis=1)
+    lo, hi = _percentiles_20_80(face_vals)
     spread = (hi - lo) / np.maximum(own, 1.0)
-    shade = sign * (np.median(face_vals[:, 4:], axis=1) - level) / np.maximum(own, 1.0)
+    rim_sorted = np.sort(face_vals[:, 4:], axis=1)
+    shade = sign * ((rim_sorted[:, 3] + rim_sorted[:, 4]) / 2 - level) / np.maximum(own, 1.0)
     even_rim = (face_pip[:, 4:].max(axis=1) < 0.65) & (spread <= 0.6) if rim else np.ones(len(centres), bool)
     out_vals, out_in = at(_OUT)
     differs = (np.abs(out_vals - level[:, None]) > np.maximum(0.12 * own, 12.0)[:, None]) | ~out_in
@@ -352,6 +384,20 @@ def _measure(grey: np.ndarray, dark: bool, hyp: Lattices, rim: bool) -> dict:
             "even_rim": even_rim, "spotty": spotty, "edge": edge, "no_pip": count >= 1, "present": present,
             "value": value, "turned": turned, "margin": margin, "inner_margin": inner_margin, "ring": ring,
             "spread": spread, "shade": shade}
+
+
+def _percentiles_20_80(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.percentile(vals, (20, 80), axis=1) for rows of 12 samples, the same numbers without
+    its general machinery: numpy's linear method between two order statistics (2 and 3, 8 and
+    9), with its own fractions and formula."""
+    assert vals.shape[1] == len(_FACE) == 12
+    part = np.partition(vals, (2, 3, 8, 9), axis=1)
+    out = []
+    for q, k in ((20, 2), (80, 8)):
+        t = (vals.shape[1] - 1) * (q / 100) - k  # numpy: (n - 1) * q / 100, less its floor
+        a, b = part[:, k], part[:, k + 1]
+        out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return out[0], out[1]
 
 
 def _reading(m: dict, hyp: Lattices, q: int) -> Reading | None:

@@ -47,7 +47,7 @@ class Pip:
 def find_pips(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX,
               radius_min: float = RADIUS_MIN, min_contrast: float = MIN_CONTRAST,
               ring_floor: float = RING_FLOOR, ring_share: float = RING_SHARE,
-              first_cut: float | None = None) -> list[Pip]:
+              first_cut: float | None = None, local: tuple[np.ndarray, np.ndarray] | None = None) -> list[Pip]:
     """Round blobs of one polarity whose radius lies in [radius_min, radius_max] px.
 
     `ring_floor`: how much lighter (for a dark pip) than the pip the darkest point just around
@@ -55,11 +55,10 @@ def find_pips(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX,
     fail it; a pip near a die's shaded rim passes a lower floor. `ring_share`: the share of the
     ring at the face's level (the rest may be neighbouring pips or the die's rim). `first_cut`:
     the shallowest cut of the local contrast (default: half `min_contrast`); a blurred pip a
-    few pixels wide stands out as a blob only at a shallow cut, though its core is dark."""
-    k = int(round(radius_max * 5)) | 1
-    mean = cv2.blur(grey, (k, k))
-    diff = cv2.subtract(mean, grey) if dark else cv2.subtract(grey, mean)  # saturates at 0
-    g = grey.astype(np.int16)
+    few pixels wide stands out as a blob only at a shallow cut, though its core is dark.
+    `local`: `local_contrast(grey, dark, radius_max)` when the caller has it already (the same
+    image searched twice)."""
+    g, diff = local_contrast(grey, dark, radius_max) if local is None else local
     H, W = grey.shape
     found: list[tuple[float, Pip]] = []
     # Several cuts of the local contrast, as MSER does: a pip that merges with a neighbour or a
@@ -68,18 +67,28 @@ def find_pips(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX,
     regions = [(0, 0, W, H)]
     start = min_contrast * 0.5 if first_cut is None else first_cut
     for cut in (c for c in _CUTS if c >= start):
-        deeper = []
+        deeper, blobs = [], []
         for x0, y0, x1, y1 in regions:
-            pips, big = _blobs(g, diff[y0:y1, x0:x1], (x0, y0), cut, dark, radius_min, radius_max,
-                               min_contrast, ring_floor, ring_share, W, H)
-            found.extend((cut, p) for p in pips)
+            candidates, big = _blobs(diff[y0:y1, x0:x1], (x0, y0), cut, radius_min, radius_max, W, H)
+            blobs.append(candidates)
             deeper.extend(big)
+        # the candidates of every region of this cut are measured at once, in region order
+        found.extend((cut, p) for p in _pips(g, np.concatenate(blobs), dark, min_contrast, ring_floor, ring_share))
         # many small regions cost more than one pass over the whole image
         regions = deeper if len(deeper) <= 24 else [(0, 0, W, H)]
         if not regions:
             break
     found.sort(key=lambda cp: cp[0])
     return _dedupe(found)
+
+
+def local_contrast(grey: np.ndarray, dark: bool, radius_max: float = RADIUS_MAX) -> tuple[np.ndarray, np.ndarray]:
+    """The image as int16 and how much darker (brighter) each pixel is than the mean of a box a
+    few pip sizes wide around it (uint8, 0 where it is not)."""
+    k = int(round(radius_max * 5)) | 1
+    mean = cv2.blur(grey, (k, k))
+    diff = cv2.subtract(mean, grey) if dark else cv2.subtract(grey, mean)  # saturates at 0
+    return grey.astype(np.int16), diff
 
 
 def _dedupe(found: list[tuple[float, Pip]]) -> list[Pip]:
@@ -104,14 +113,19 @@ def _dedupe(found: list[tuple[float, Pip]]) -> list[Pip]:
     return out
 
 
-def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float, dark: bool, radius_min: float,
-           radius_max: float, min_contrast: float, ring_floor: float, ring_share: float, W: int, H: int) -> tuple[list[Pip], list[tuple[int, int, int, int]]]:
-    """Pips among the blobs of `diff > cut` in one region, and the boxes (full-image pixels) of
-    blobs too big for one pip, where a deeper cut should look again."""
-    mask = (diff > cut).view(np.uint8)
-    n, stats, centroids = _components(mask)
+def _blobs(diff: np.ndarray, offset: tuple[int, int], cut: float, radius_min: float, radius_max: float,
+           W: int, H: int) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """The pip-shaped blobs of `diff > cut` in one region, as rows (x, y, radius, inner, width,
+    height; full-image pixels, inner: not cut by the region's border), and the boxes (full-image
+    pixels) of blobs too big for one pip, where a deeper cut should look again."""
+    none = np.empty((0, 6))
+    mask = cv2.threshold(diff, cut, 1, cv2.THRESH_BINARY)[1]  # diff > cut (whole grey levels: > floor(cut))
+    count = cv2.countNonZero(mask)
+    if count == 0:  # (a third of the deeper cuts' regions)
+        return none, []
+    n, stats, centroids = _components(mask, count)
     if n <= 1:
-        return [], []
+        return none, []
     ox, oy = offset
     area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
     w = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
@@ -131,15 +145,25 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
                                  np.minimum(s[:, 0] + s[:, 2] + (ox + pad), W), np.minimum(s[:, 1] + s[:, 3] + (oy + pad), H)])
         big = [tuple(b) for b in boxes.tolist()]
     if keep.size == 0:
-        return [], big
-    # Measure every candidate at once on a few sample points: the core (centre and four points
-    # at 0.4 r) and a ring at 1.35 r + 1 px, just outside the pip, on the face (pips of a small
-    # die come close to its rounded edge).
-    cx, cy = centroids[keep, 0] + ox, centroids[keep, 1] + oy
-    r = np.sqrt(stats[keep, cv2.CC_STAT_AREA] / np.pi)
+        return none, big
     x0, y0 = stats[keep, 0], stats[keep, 1]
     rh, rw = diff.shape  # a blob cut by the region's (or the image's) border is not seen whole
     inner = (x0 > 0) & (y0 > 0) & (x0 + stats[keep, 2] < rw) & (y0 + stats[keep, 3] < rh)
+    return np.column_stack([centroids[keep, 0] + ox, centroids[keep, 1] + oy,
+                            np.sqrt(stats[keep, cv2.CC_STAT_AREA] / np.pi), inner,
+                            stats[keep, 2], stats[keep, 3]]).astype(np.float64), big
+
+
+def _pips(g: np.ndarray, blobs: np.ndarray, dark: bool, min_contrast: float, ring_floor: float,
+          ring_share: float) -> list[Pip]:
+    """The blobs (rows of `_blobs`) that are pips, judged on a few sample points of the image
+    `g` (int16)."""
+    if len(blobs) == 0:
+        return []
+    cx, cy, r, inner, ww, hh = blobs.T
+    # Measure every candidate at once on a few sample points: the core (centre and four points
+    # at 0.4 r) and a ring at 1.35 r + 1 px, just outside the pip, on the face (pips of a small
+    # die come close to its rounded edge).
     core = _sample(g, cx[:, None] + np.outer(0.4 * r, _CORE_X), cy[:, None] + np.outer(0.4 * r, _CORE_Y)).mean(1)
     rr = 1.35 * r + 1.0
     ring = _sample(g, cx[:, None] + np.outer(rr, _RING_X), cy[:, None] + np.outer(rr, _RING_Y))
@@ -150,19 +174,17 @@ def _blobs(g: np.ndarray, diff: np.ndarray, offset: tuple[int, int], cut: float,
     contrast = (face - core) if dark else (core - face)
     closest = (ring.min(axis=1) - core) if dark else (core - ring.max(axis=1))
     level = np.abs(ring - face[:, None]) <= np.maximum(0.3 * contrast, 4.0)[:, None]
-    ok = inner & (contrast >= min_contrast) & (closest >= ring_floor * contrast) & (level.mean(axis=1) >= ring_share)
-    ww, hh = stats[keep, 2], stats[keep, 3]
-    out = [Pip(float(cx[k]), float(cy[k]), float(r[k]), dark, float(contrast[k]), float(face[k]),
-               float(ww[k] / hh[k])) for k in np.flatnonzero(ok)]
-    return out, big
+    ok = (inner > 0) & (contrast >= min_contrast) & (closest >= ring_floor * contrast) & (level.mean(axis=1) >= ring_share)
+    return [Pip(float(cx[k]), float(cy[k]), float(r[k]), dark, float(contrast[k]), float(face[k]),
+                float(ww[k] / hh[k])) for k in np.flatnonzero(ok)]
 
 
-def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+def _components(mask: np.ndarray, count: int | None = None) -> tuple[int, np.ndarray, np.ndarray]:
     """The count, stats and centroids of cv2.connectedComponentsWithStats(mask, connectivity=4),
     the same components in the same order, in about three quarters of the time: Wu's algorithm
     writing 16-bit labels when there cannot be more than 16 bits' worth (the label image itself
-    is not used)."""
-    ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65535 else cv2.CV_32S
+    is not used). `count`: the mask's set pixels, when known."""
+    ltype = cv2.CV_16U if (cv2.countNonZero(mask) if count is None else count) < 65535 else cv2.CV_32S
     n, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 4, ltype, cv2.CCL_WU)
     return n, stats, centroids
 

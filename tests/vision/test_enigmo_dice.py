@@ -127,3 +127,79 @@ def test_pip_blobs_are_the_components_and_percentiles_opencv_and_numpy_give():
     ring = np.rint(rng.normal(120, 50, (5000, 16)))
     for q in (30, 70):
         assert np.array_equal(_percentile_16(ring, q), np.percentile(ring, q, axis=1))
+
+
+# --- the frame's speed-ups read the same (issue 9, session 6) -----------------------------------
+def test_a_frame_made_grey_part_by_part_is_the_whole_frame_made_grey_and_blanked():
+    # Enigmo makes grey (and blanks the markers and the shutter box on) only the parts it reads;
+    # a part grown round the last one is made from it and the bands round it. The blanks are
+    # the pixels cv2.fillPoly fills on the whole frame, polygons running off it included.
+    from tablecam.calibration.images import to_grey
+    from tablecam.vision.dice import FrameGrey
+    from tablecam.vision.enigmo import _blank, _blank_masks
+
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    for trial in range(30):
+        polys = [np.rint(rng.uniform((-60, -60), (460, 360)) + rng.uniform(-120, 120, (4, 2))).astype(np.int32)
+                 for _ in range(3)]
+        whole = to_grey(frame).copy()
+        for poly in polys:
+            cv2.fillPoly(whole, [poly], 77)
+        masks = _blank_masks(polys, frame.shape[:2])
+        parts = FrameGrey(frame, lambda grey, origin: _blank(grey, origin, masks, 77))
+        x0, y0 = int(rng.integers(0, 200)), int(rng.integers(0, 150))
+        boxes = [(x0, y0, x0 + 150, y0 + 100), (x0 + 10, y0 + 10, x0 + 60, y0 + 50), (0, y0, 400, 300), (0, 0, 400, 300)]
+        for bx0, by0, bx1, by1 in boxes:
+            assert np.array_equal(parts.part((bx0, by0, bx1, by1)), whole[by0:by1, bx0:bx1]), (trial, polys)
+    # a grey frame is not written on
+    grey = to_grey(frame).copy()
+    before = grey.copy()
+    assert np.array_equal(FrameGrey(grey, lambda g, o: _blank(g, o, masks, 77)).part((0, 0, 400, 300)), whole)
+    assert np.array_equal(grey, before)
+
+
+def test_the_lattice_checks_take_numpys_own_statistics_and_fits():
+    from tablecam.vision.pip_lattice import PLACES, _affine_fit, _percentiles_20_80
+
+    rng = np.random.default_rng(7)
+    for spread in (0.5, 3.0, 40.0):
+        for vals in (np.rint(rng.normal(120, spread, (400, 12))), rng.normal(0, spread, (400, 12))):
+            lo, hi = _percentiles_20_80(vals)
+            want = np.percentile(vals, (20, 80), axis=1)
+            assert np.array_equal(lo, want[0]) and np.array_equal(hi, want[1])
+    for code in range(512):
+        on = [(code >> k) & 1 == 1 for k in range(9)]
+        A = np.column_stack([np.ones(sum(on)), PLACES[on]])
+        fit = _affine_fit(code)
+        if np.linalg.matrix_rank(A) < 3:
+            assert fit is None
+        else:
+            assert np.array_equal(fit, np.linalg.pinv(A))
+
+
+def test_the_pips_on_a_lattices_places_are_those_an_image_sized_map_gives():
+    # refine draws the pips' discs on the box round them only: the same pip on every place,
+    # pips and lattices at and beyond the image's edges included
+    from tablecam.vision.pip_lattice import PLACES, Lattices, pips_on_places
+    from tablecam.vision.pips import Pip
+
+    rng = np.random.default_rng(11)
+    shape = (120, 160)
+    covered = 0
+    for _ in range(40):
+        n = int(rng.integers(1, 12))
+        pips = [Pip(float(x), float(y), float(r), True, 80.0, 200.0, 1.0)
+                for x, y, r in zip(rng.uniform(-3, 163, n), rng.uniform(-3, 123, n), rng.uniform(0.5, 6, n))]
+        m = 200
+        u = rng.uniform(-15, 15, (m, 2))
+        hyp = Lattices(rng.uniform(-20, 180, (m, 2)), u, np.column_stack([-u[:, 1], u[:, 0]]), np.zeros(m), np.ones(m), np.ones(m))
+        owner = np.full(shape, -1, np.int32)
+        for k, p in enumerate(pips):
+            cv2.circle(owner, (int(round(p.x)), int(round(p.y))), max(1, int(round(p.radius * 1.2))), k, -1)
+        X = hyp.centre[:, None, 0] + PLACES[None, :, 0] * hyp.u[:, None, 0] + PLACES[None, :, 1] * hyp.v[:, None, 0]
+        Y = hyp.centre[:, None, 1] + PLACES[None, :, 0] * hyp.u[:, None, 1] + PLACES[None, :, 1] * hyp.v[:, None, 1]
+        want = owner[np.clip(np.rint(Y).astype(int), 0, shape[0] - 1), np.clip(np.rint(X).astype(int), 0, shape[1] - 1)]
+        assert np.array_equal(pips_on_places(hyp, pips, shape), want)
+        covered += int((want >= 0).sum())
+    assert covered > 200  # places on pips were compared, not only empty ones

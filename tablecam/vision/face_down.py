@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .print_ink import work_array
 from .table_patches import square_patches
 
 SIDE_TOLERANCE = 0.15
@@ -38,9 +39,12 @@ def find_face_down(grey: np.ndarray, px_to_mm, valid: np.ndarray, frame: np.ndar
     """
     ppm = 1.0 / float(np.linalg.norm(px_to_mm(np.array([[1.0, 0.0]])) - px_to_mm(np.array([[0.0, 0.0]]))))
     side_px = tile_mm * ppm
-    edges = cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 20, 60)
-    edges[~valid] = 0
-    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+    # Work arrays kept between frames (print_ink.work_array): the play area's size, fresh each frame
+    # they cost page faults.
+    smooth = cv2.GaussianBlur(grey, (3, 3), 0, dst=work_array("face_down_smooth", grey.shape, np.uint8))
+    edges = cv2.Canny(smooth, 20, 60, edges=work_array("face_down_edges", grey.shape, np.uint8))
+    edges = cv2.multiply(edges, valid.view(np.uint8), dst=edges)  # 255 * 0 outside the view and on markers
+    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8), dst=work_array("face_down_dilated", grey.shape, np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     squares: list[tuple[np.ndarray, float]] = []
     smallest, largest = (0.7 * side_px) ** 2, (1.3 * side_px) ** 2

@@ -44,7 +44,7 @@ from .colour_blobs import blobs_in_regions
 from .face_down import find_face_down
 from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, faces_matching,
                              read_faces)
-from .print_ink import disc_spots
+from .print_ink import disc_spots, work_array
 from .table_patches import quad_patches
 from .tile_darkness import graded_darkness, tile_darkness
 
@@ -133,7 +133,7 @@ class _Search:
     bgr: np.ndarray
     grey: np.ndarray
     white: np.ndarray
-    dark: np.ndarray
+    dark: np.ndarray  # a work array of print_ink: overwritten by the next frame
     valid: np.ndarray  # seen by the camera and not a marker
     px_to_mm: object
     mm_to_px: object
@@ -337,9 +337,10 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
 
 
 def _beyond_covered(verdicts: dict, cells: list, read: "_Cells", paper_floor: float | None) -> set:
-    """The neighbours of cells that are no tile as read, partly paper and partly coloured, next to
-    a tile: a hand over a tile may leave it without a disc or a face, and the tiles beyond it
-    unreached (a big tile shows no disc spot: seed 4024). They stand on their own once read. (Bare
+    """The neighbours of cells that are no tile as read, partly paper and partly coloured (or with
+    one quadrant alone far off its face), next to a tile: a hand over a tile may leave it without a
+    disc or a face, and the tiles beyond it unreached (a big tile shows no disc spot: seeds 4024,
+    5053). They stand on their own once read. (Bare
     pale table beside the board is partly paper too, but nothing coloured lies over it: reading
     beyond it read a third more cells for nothing.)"""
     paper_ok = np.where(read.visible, read.tint, 0.0).max(axis=1) <= MAX_PAPER_TINT
@@ -348,7 +349,8 @@ def _beyond_covered(verdicts: dict, cells: list, read: "_Cells", paper_floor: fl
     if board_white is None:
         return out
     for k, cell in enumerate(cells):
-        if verdicts[cell].kind != "none" or not _something_over(k, read.tint, read.visible):
+        if verdicts[cell].kind != "none" or not (_something_over(k, read.tint, read.visible)
+                                                 or _one_quadrant_over(read.readings[k], read.visible[k])):
             continue
         if _partly_paper(k, read.whites, read.tint, board_white) \
                 and any(n in verdicts and verdicts[n].kind == "tile" for n in _neighbours(cell)):
@@ -519,11 +521,11 @@ def _stone_weights(lattice: Lattice, centres: np.ndarray, stones: list, side_px:
     offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch  # pixel centres along a side, mm
     gx, gy = np.meshgrid(offsets, offsets)
     local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T  # (P, 2) mm from the centre
-    for k in cells:
-        pts = centres[k] + local
-        close = stone_mm[near[k]]
-        d = np.hypot(pts[:, None, 0] - close[None, :, 0], pts[:, None, 1] - close[None, :, 1]).min(axis=1)
-        weights[k] = (d >= reach_mm).reshape(side_px, side_px)
+    # All those cells at once: (cells, P, stones) distances, a stone out of a cell's reach at inf.
+    pts = centres[cells][:, None, :] + local[None]  # (K, P, 2)
+    d = np.hypot(pts[..., 0, None] - stone_mm[None, None, :, 0], pts[..., 1, None] - stone_mm[None, None, :, 1])
+    d = np.where(near[cells][:, None, :], d, np.inf).min(axis=2)
+    weights[cells] = (d >= reach_mm).reshape(len(cells), side_px, side_px)
     return weights
 
 
@@ -563,10 +565,11 @@ def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _S
     # One look-up per pixel in a table of every (white, grey) pair: the same float32 values as the
     # arithmetic, without its four play-area-sized temporaries (fresh memory pages cost more than
     # the arithmetic itself).
-    pair = white.astype(np.uint16)
-    pair <<= 8
+    # Both arrays are work arrays kept between frames: the darkness only serves this frame's spots.
+    pair = work_array("white_grey", white.shape, np.uint16)
+    np.left_shift(white, 8, out=pair, dtype=np.uint16)
     pair |= grey
-    dark = _darkness_table()[pair]
+    dark = np.take(_darkness_table(), pair, out=work_array("dark", white.shape))
     valid = white > VALID_WHITE
     keep_out = geometry.marker_mm / 2 + geometry.marker_mm / 4  # the marker and its paper
     for m in range(4):
@@ -693,7 +696,8 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     regions = [search.mm_to_px(lattice.to_mm(np.array([cell], dtype=np.float64))[0] + square) for cell in cells]
     balance = search.light.correct if search.light is not None else None
     blobs = blobs_in_regions(search.bgr, search.white, regions, STONE_MM * search.ppm, balance=balance,
-                             max_coloured=MAX_COLOURED_CELL, max_growth=STONE_MAX_GROWTH)
+                             max_coloured=MAX_COLOURED_CELL, max_growth=STONE_MAX_GROWTH,
+                             size_tolerance=STONE_SIZE_TOLERANCE)
     profile = settings.colours or default_profile(GAME)
     stones = []
     for b in blobs:
@@ -715,6 +719,10 @@ MAX_COLOURED_CELL = 0.9
 # A stone's colour blob may be this much larger than its disc (relative): under blur and seen at a
 # slant (its side shows) it spreads; 0.45 missed stones on seeds 1000-1099.
 STONE_MAX_GROWTH = 0.7
+# ... and this much smaller (down to 0.45 of its disc; 0.55 until session 6): a fingertip over the
+# edge of a stone leaves less of it in view (seed 5134: 0.49). Seeds 3000-3399 and 5000-5199 found
+# the same stones otherwise, and none more that are no stone.
+STONE_SIZE_TOLERANCE = 0.55
 STONE_COLOUR_DELTA_E = 40.0  # further than this from every taught colour: not one of the stones
 MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out shadows are not
 # ... but the lamp's glare washes a glossy blue or green stone to about 25 (seeds 2000-2286). Skin,
@@ -862,6 +870,11 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                 # No disc found here, no clear face and a loose fit: more likely table than a tile.
                 out[cell] = _Verdict("none", r, None)
                 continue
+            if _odd_quadrant(r, visible[k]) or _loose_quadrants(r, visible[k], LOOSE_MARGIN * MIN_MARGIN * scale):
+                # Something the colour does not show lies over one quadrant (a finger in its own
+                # shade), or over most of the tile: the face read there would be its, not the print's.
+                out[cell] = _Verdict("covered", r, None)
+                continue
             out[cell] = _Verdict("tile", r, face)
         elif (cell in support or (cell in stone_bearing and _something_over(k, tint, visible))) \
                 and board_white is not None and _partly_paper(k, whites, tint, board_white,
@@ -908,6 +921,44 @@ def _stone_bearing(stone_cells: list, search: "_Search") -> dict:
         if colour is not None:
             out[cell] = out.get(cell, False) or _paper_beside(search, centre)
     return out
+
+
+# A quadrant fitting its face this loosely, and this many times worse than every other quadrant of
+# its tile, has something over it: a finger in its own shade, dark and brown, is too dark to count
+# as coloured, and its edge over a blank quadrant read as a catalyst (seeds 5027, 5035: 0.0106-0.0107,
+# the tile's other quadrants 0.001-0.003). Of the 2000 tiles read right on seeds 5000-5134 one had
+# a quadrant above 0.009, its next quadrant close behind.
+ODD_QUADRANT_ERROR = 0.75 * MAX_QUADRANT_ERROR
+ODD_QUADRANT_RATIO = 3.0
+
+
+def _odd_quadrant(r: FaceReading, visible: np.ndarray) -> bool:
+    """One visible quadrant fits far worse than the tile's others (see ODD_QUADRANT_ERROR)."""
+    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    return len(errors) >= 2 and errors[-1] > ODD_QUADRANT_ERROR and errors[-1] > ODD_QUADRANT_RATIO * errors[-2]
+
+
+# Three quadrants of a tile fitting this loosely each, and the face not far ahead of the next (a
+# margin under LOOSE_MARGIN times the least): a pale finger over one corner and the dark table's
+# remains at another read as a two-dot and a one-dot (seed 5317: 0.0069-0.0098, margin 6.2). Tiles
+# read right with three quadrants as loose (4 of some 13000 on seeds 3000-3399 and 5000-5399) were
+# 13.9-42.5 ahead. The third worst quadrant of 1869 tiles read right on 5000-5134 reached 0.0049.
+LOOSE_QUADRANT_ERROR = 0.5 * MAX_QUADRANT_ERROR
+LOOSE_MARGIN = 10.0
+
+
+def _loose_quadrants(r: FaceReading, visible: np.ndarray, least_margin: float) -> bool:
+    """Three visible quadrants fit their face loosely, and the face is not clearly ahead (see
+    LOOSE_QUADRANT_ERROR)."""
+    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    return len(errors) >= 3 and errors[-3] > LOOSE_QUADRANT_ERROR and r.margin < least_margin
+
+
+def _one_quadrant_over(r: FaceReading, visible: np.ndarray) -> bool:
+    """All visible quadrants but one fit the face closely, that one does not: something lies over
+    it, which the colour may not show (a finger in its own shade over a big tile: seed 5053)."""
+    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    return len(errors) >= 2 and errors[-1] > MAX_QUADRANT_ERROR >= errors[-2]
 
 
 def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:

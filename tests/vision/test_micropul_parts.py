@@ -412,3 +412,95 @@ def test_a_stone_is_found_in_its_own_region_among_bare_and_coloured_ones():
     blobs = blobs_in_regions(img, white, regions, 14.0, max_coloured=0.9, max_growth=0.7)
     assert len(blobs) == 1
     assert abs(blobs[0].centre_px[0] - 90) < 1.0 and abs(blobs[0].centre_px[1] - 30) < 1.0
+
+
+@pytest.mark.parametrize("blur_mm, band_from_px", [(0.5, 58), (1.0, 56)])
+def test_a_finger_in_shade_over_one_quadrant_leaves_the_tile_covered(blur_mm, band_from_px):
+    # Seeds 5027, 5035: a finger in its own shade (dark brown, too dark to count as coloured) over
+    # the edge of a blank quadrant read as a catalyst there: a wrong tile. A quadrant fitting far
+    # worse than the rest of its tile has something over it: the tile is covered, its face unknown.
+    from tablecam.vision.micropul import _fits, _judge
+
+    model = face_model(60)
+    face = Face("B", "1", ".", "W")
+    clean = _drawn_tile(face, blur_mm)
+    shaded = clean.astype(np.float32)
+    shaded[36:, band_from_px:] = np.minimum(shaded[36:, band_from_px:], 0.55 * 238)  # over the blank 'lr'
+    shaded = cv2.GaussianBlur(shaded, (0, 0), 1.0).astype(np.uint8)
+
+    def verdict(patch):
+        dark, whites = tile_darkness(patch[None], 60, 6)
+        visible = np.ones((1, 4), bool)
+        readings = read_faces(model, dark, visible)
+        fits = np.array(_fits(model, readings, dark, visible), bool)
+        return _judge(model, readings, visible, whites, np.zeros((1, 4), np.float32), fits, [(0, 0)],
+                      {(0, 0): 1.0}, 60)[(0, 0)]
+
+    assert (verdict(clean).kind, verdict(clean).face) == ("tile", face)
+    assert (verdict(shaded).kind, verdict(shaded).face) == ("covered", None)
+
+
+def test_one_loose_quadrant_is_odd_only_when_the_rest_of_the_tile_fits_far_better():
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _odd_quadrant
+
+    def odd(errors, visible=(True, True, True, True)):
+        return _odd_quadrant(SimpleNamespace(quadrant_error=errors), np.array(visible))
+
+    assert odd((0.0013, 0.0031, 0.0032, 0.0107))  # seed 5035
+    assert not odd((0.004, 0.0045, 0.005, 0.0107))  # a blurred, noisy tile: all quadrants loose
+    assert not odd((0.0005, 0.0006, 0.0004, 0.008))  # loose, but within what good tiles show
+    assert not odd((0.0013, 0.0031, 0.0032, 0.0107), (True, True, True, False))  # that quadrant is not read
+
+
+def test_three_loose_quadrants_leave_a_face_unsure_unless_it_is_far_ahead():
+    # Seed 5317: a pale finger over one corner and the dark table's remains at another read as a
+    # two-dot and a one-dot (a wrong tile): three quadrants loose, the face 6.2 ahead of the next.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import LOOSE_MARGIN, MIN_MARGIN, _loose_quadrants
+
+    def loose(errors, margin, visible=(True, True, True, True)):
+        return _loose_quadrants(SimpleNamespace(quadrant_error=errors, margin=margin), np.array(visible),
+                                LOOSE_MARGIN * MIN_MARGIN)
+
+    assert loose((0.0069, 0.0098, 0.0008, 0.0074), 6.17)
+    assert not loose((0.007, 0.0032, 0.0062, 0.0064), 42.5)  # seed 5166: loose, but clearly that face
+    assert not loose((0.0069, 0.0098, 0.0008, 0.0044), 6.17)  # two loose quadrants only
+    assert not loose((0.0069, 0.0098, 0.0008, 0.0074), 6.17, (True, True, True, False))
+
+
+def test_a_cell_off_its_face_in_one_quadrant_alone_has_something_over_it():
+    # Seed 5053: a finger in its own shade over a big tile left one quadrant far off (0.0157) and the
+    # others close; the tile beyond it, a big tile too (no disc spot), was never reached.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _one_quadrant_over
+
+    def over(errors, visible=(True, True, True, True)):
+        return _one_quadrant_over(SimpleNamespace(quadrant_error=errors), np.array(visible))
+
+    assert over((0.0057, 0.0157, 0.0027, 0.0032))
+    assert not over((0.0057, 0.0157, 0.0027, 0.0132))  # two quadrants off: not one thing over one
+    assert not over((0.0057, 0.0117, 0.0027, 0.0032))  # all fit
+    assert not over((0.0057, 0.0157, 0.0027, 0.0032), (True, False, True, True))
+
+
+def test_disc_spots_keep_nothing_from_the_last_call_in_their_work_arrays():
+    # disc_spots' temporaries are kept between calls (same play area, frame after frame): a second
+    # image must give what it gives fresh, and the first result must not change.
+    rng = np.random.default_rng(3)
+    images = []
+    for _ in range(2):
+        img = np.full((120, 200), 230, np.uint8)
+        for x, y in rng.uniform((15, 15), (185, 105), (6, 2)):
+            cv2.circle(img, (int(x), int(y)), 6, 30, -1, cv2.LINE_AA)
+        images.append(darkness(img, 19))
+    first = disc_spots(images[0], 1.5, 8.7, 0.1)
+    kept = (first.centres_px.copy(), first.strength.copy())
+    second = disc_spots(images[1], 1.5, 8.7, 0.1)
+    assert np.array_equal(first.centres_px, kept[0]) and np.array_equal(first.strength, kept[1])
+    again = disc_spots(images[0], 1.5, 8.7, 0.1)
+    assert np.array_equal(again.centres_px, kept[0]) and np.array_equal(again.strength, kept[1])
+    assert not np.array_equal(second.centres_px, kept[0])

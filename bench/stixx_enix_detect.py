@@ -2,6 +2,13 @@
 
     .venv/bin/python bench/stixx_enix_detect.py --game stixx [--count 200] [--first 100000] [--failures]
     .venv/bin/python bench/stixx_enix_detect.py --game enix
+    .venv/bin/python bench/stixx_enix_detect.py --game enix --first 4200 --count 30 --against a74715f
+
+`--against REV` (speed work): that revision's own ENIX reader (enix.py, enix_hexes.py,
+enix_search.py, enix_rays.py, piece_colours.py, from git; pawns, cards and the table step are the
+working tree's in both) is run on the same frames, alternating with the working tree's, in this
+one process: both arms' medians under the same load, and how many observations differ (a speed
+change must read identically: the observations are compared as JSON, frame by frame).
 
 Each seed is `tablecam.simulator.render_random(game, seed)` (all nuisances: lens, tilt, table tops,
 light, shadows, glare, blur, noise, JPEG, objects, a hand in about a third) at 2028x1520, kept as
@@ -25,6 +32,7 @@ under a hand may have its rotation null without spoiling its layout.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -50,7 +58,11 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=100000)
     parser.add_argument("--cache", default="/tmp/tablecam_bench_renders")
     parser.add_argument("--failures", action="store_true", help="list every reading that was not right")
+    parser.add_argument("--against", metavar="REV", help="ENIX: time REV's own ENIX modules side by side "
+                        "(alternating, same frames) and compare the observations")
     args = parser.parse_args()
+    if args.against and args.game != "enix":
+        parser.error("--against is for --game enix")
     cv2.setNumThreads(1)
     module = __import__(f"tablecam.vision.{args.game}", fromlist=["detect"])
     detect = module.detect
@@ -58,6 +70,8 @@ def main() -> int:
     detector_cls, settings_cls = getattr(module, f"{title}Detector"), getattr(module, f"{title}Settings")
     total = StixxScore() if args.game == "stixx" else EnixScore()
     wall, cpu, loop_cpu = [], [], []
+    against = _revision_reader(args.against) if args.against else None
+    old_cpu, old_loop_cpu, differing = [], [], []
     refused = []
     seed = args.first
     while total.images < args.count:
@@ -67,6 +81,8 @@ def main() -> int:
             refused.append((seed, str(exc)))
             seed += 1
             continue
+        if against is not None and seed % 2:  # (the revision first on every other frame: neither gains from order)
+            old_obs = _timed(against, scene, old_cpu, old_loop_cpu)
         t0, c0 = time.perf_counter(), time.process_time()
         obs = detect(scene.image, profile=scene.profile)
         wall.append(1000 * (time.perf_counter() - t0))
@@ -76,8 +92,13 @@ def main() -> int:
         detector = detector_cls(settings_cls(profile=scene.profile))
         detector.detect(scene.image)
         c0 = time.process_time()
-        detector.detect(scene.image)
+        loop_obs = detector.detect(scene.image)
         loop_cpu.append(1000 * (time.process_time() - c0))
+        if against is not None:
+            if not seed % 2:
+                old_obs = _timed(against, scene, old_cpu, old_loop_cpu)
+            if _json(old_obs[0]) != _json(obs) or _json(old_obs[1]) != _json(loop_obs):
+                differing.append(seed)
         score = score_stixx(obs, scene) if args.game == "stixx" else score_enix(obs, scene)
         total.add(score)
         if args.failures and score.failures:
@@ -91,6 +112,12 @@ def main() -> int:
           f"(one OpenCV thread; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores)")
     print(f"{title}Detector frame loop (table lock and warp maps kept): CPU median {statistics.median(loop_cpu):.1f}, "
           f"p95 {np.percentile(loop_cpu, 95):.1f} ms per frame")
+    if against is not None:
+        print(f"against {args.against}, the same frames alternating: one photo CPU median {statistics.median(old_cpu):.1f} "
+              f"-> {statistics.median(cpu):.1f} ms (x{statistics.median(cpu) / statistics.median(old_cpu):.3f}), frame loop "
+              f"{statistics.median(old_loop_cpu):.1f} -> {statistics.median(loop_cpu):.1f} ms "
+              f"(x{statistics.median(loop_cpu) / statistics.median(old_loop_cpu):.3f}); observations differing: "
+              f"{len(differing)} of {total.images}{' (seeds ' + ', '.join(map(str, differing)) + ')' if differing else ''}")
     if args.game == "stixx":
         visible = total.slots - total.slots_null_hidden
         print(f"slots right: {100 * total.slots_right / max(visible, 1):.2f} % of {visible} grooves in view "
@@ -119,6 +146,49 @@ def main() -> int:
               f"null {total.values_null} (of which the card was not found: {total.values_card_missed}), "
               f"WRONG {total.values_wrong}")
     return 0
+
+
+def _revision_reader(rev: str):
+    """The ENIX module of revision `rev` with its own reader modules (from git, in a temporary
+    package); every other module of tablecam.vision it imports is the working tree's, the very
+    same module objects."""
+    import subprocess
+    import tempfile
+
+    own = ("enix.py", "enix_hexes.py", "enix_search.py", "enix_rays.py", "piece_colours.py")
+    name = "enix_at_" + "".join(ch for ch in rev if ch.isalnum())
+    package = Path(tempfile.mkdtemp(prefix="tablecam_against_")) / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for path in sorted((ROOT / "tablecam" / "vision").glob("*.py")):
+        if path.name in own:
+            text = subprocess.run(["git", "show", f"{rev}:tablecam/vision/{path.name}"], cwd=ROOT, check=True,
+                                  capture_output=True, text=True).stdout
+        elif path.name != "__init__.py":
+            text = (f"import sys\nfrom tablecam.vision import {path.stem} as _same\n"
+                    "sys.modules[__name__] = _same\n")
+        else:
+            continue
+        (package / path.name).write_text(text)
+    sys.path.insert(0, str(package.parent))
+    return __import__(f"{name}.enix", fromlist=["detect"])
+
+
+def _timed(module, scene, cpu: list, loop_cpu: list) -> tuple[dict, dict]:
+    """One photo and the frame loop's second frame with `module`, CPU ms appended; both observations."""
+    c0 = time.process_time()
+    photo = module.detect(scene.image, profile=scene.profile)
+    cpu.append(1000 * (time.process_time() - c0))
+    detector = module.EnixDetector(module.EnixSettings(profile=scene.profile))
+    detector.detect(scene.image)
+    c0 = time.process_time()
+    loop = detector.detect(scene.image)
+    loop_cpu.append(1000 * (time.process_time() - c0))
+    return photo, loop
+
+
+def _json(obs: dict) -> str:
+    return json.dumps({k: v for k, v in obs.items() if k != "ms"}, sort_keys=True)
 
 
 if __name__ == "__main__":

@@ -145,8 +145,9 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
         table = dict(settings.rays)
         before = _last_rotations(state)
         covers = [(p.centre, PAWN_MM / 2 + 1.5) for p in pawns] + ([(cap, CAP_MM / 2 + 1.5)] if cap else [])
-        for h in sorted(hexes, key=lambda h: energies.index(h.energy)):
-            entry, note = _read_hex(view, h, table[h.energy], before.get(h.energy), covers)
+        ordered = sorted(hexes, key=lambda h: energies.index(h.energy))
+        for h, seen in zip(ordered, _ray_samples(view, ordered)):
+            entry, note = _read_hex(h, seen, table[h.energy], before.get(h.energy), covers)
             obs["hexes"].append(entry)
             if note:
                 warnings.append(note)
@@ -168,17 +169,34 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     return obs
 
 
-def _read_hex(view: TableView, h: HexFit, row: tuple[int | None, ...], before: float | None,
+def _ray_samples(view: TableView, hexes: list[HexFit]) -> list[tuple]:
+    """Per tile: its rays' sample points (table mm, as sample_points), and there the frame's
+    whiteness (_whiteness) along and beside the rays and whether each point along lies in the frame.
+    All tiles in one sampling: each costs a lens projection and a remap, and every point is read on
+    its own (the same values as tile by tile)."""
+    points = [sample_points(h.centre, h.side_angle) for h in hexes]
+    flat = [p.reshape(-1, 2) for pair in points for p in pair]
+    if not flat:
+        return []
+    bgr, inside, _ = view.sample(np.concatenate(flat))
+    white = _whiteness(bgr)
+    out, at = [], 0
+    for along, beside in points:
+        n_along, n_beside = len(along.reshape(-1, 2)), len(beside.reshape(-1, 2))
+        out.append((along, beside, white[at:at + n_along], inside[at:at + n_along],
+                    white[at + n_along:at + n_along + n_beside]))
+        at += n_along + n_beside
+    return out
+
+
+def _read_hex(h: HexFit, seen: tuple, row: tuple[int | None, ...], before: float | None,
               covers: list[tuple[tuple[float, float], float]]) -> tuple[dict, str | None]:
-    along, beside = sample_points(h.centre, h.side_angle)
-    # One sampling for both sets of points (each projection through the lens costs a call).
-    n_along = along.reshape(-1, 2).shape[0]
-    bgr, inside, _ = view.sample(np.concatenate([along.reshape(-1, 2), beside.reshape(-1, 2)]))
-    a_bgr, a_in, b_bgr = bgr[:n_along], inside[:n_along], bgr[n_along:]
-    a_lum = _whiteness(a_bgr).reshape(along.shape[:3]).mean(axis=2)  # (6, A)
-    b_lum = _whiteness(b_bgr).reshape(beside.shape[:3])  # (6, A, 2)
+    """One tile's rays and rotation, from its samples (_ray_samples)."""
+    along, beside, a_white, a_in, b_white = seen
+    a_lum = _across_mean(a_white.reshape(along.shape[:3]))  # (6, A)
+    b_lum = b_white.reshape(beside.shape[:3])  # (6, A, 2)
     pts = along[:, :, 1, :]  # the axis
-    ok = a_in.reshape(along.shape[:3]).all(axis=2)
+    ok = _across_all(a_in.reshape(along.shape[:3]))  # (6, A)
     for centre, radius in covers:
         ok &= np.hypot(pts[..., 0] - centre[0], pts[..., 1] - centre[1]) > radius
     reading = read_sides(a_lum, b_lum, ok)
@@ -262,7 +280,23 @@ def _whiteness(bgr: np.ndarray) -> np.ndarray:
     """The weakest channel in linear light: a ray (the tile's colour lightened towards white) and a
     path point's white raise it far above the tile's saturated colour, whose brightest channels a
     camera often clips (a bright yellow tile and its pale rays can both read 255 in red and green)."""
-    return srgb_to_linear(np.asarray(bgr).min(axis=-1))
+    bgr = np.asarray(bgr)
+    return srgb_to_linear(np.minimum(np.minimum(bgr[..., 0], bgr[..., 1]), bgr[..., 2]))
+
+
+def _across_mean(a: np.ndarray) -> np.ndarray:
+    """a.mean(axis=-1) over the points across a ray: for three, the same sums in the same order
+    written out (numpy's reduction over so short an axis costs far more than the sums)."""
+    if a.shape[-1] != 3:
+        return a.mean(axis=-1)
+    return (a[..., 0] + a[..., 1] + a[..., 2]) / np.float32(3.0)
+
+
+def _across_all(a: np.ndarray) -> np.ndarray:
+    """a.all(axis=-1) over the points across a ray (as _across_mean)."""
+    if a.shape[-1] != 3:
+        return a.all(axis=-1)
+    return a[..., 0] & a[..., 1] & a[..., 2]
 
 
 def _last_rotations(state: dict | None) -> dict[str, float]:

@@ -116,17 +116,35 @@ def _seeds(cmap: ClassMap, energies: tuple[str, ...], ppm: float) -> list[_Seed]
         pad = band_out // 2 + k
         y0, x0 = max(by - pad, 0), max(bx - pad, 0)
         y1, x1 = min(by + bh + pad, mask.shape[0]), min(bx + bw + pad, mask.shape[1])
-        mask = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, kernel)).astype(np.float32)
-        fill_in = cv2.boxFilter(mask, -1, (inner, inner), borderType=cv2.BORDER_CONSTANT)
-        ring = (cv2.boxFilter(mask, -1, (band_out, band_out), normalize=False, borderType=cv2.BORDER_CONSTANT)
-                - cv2.boxFilter(mask, -1, (band_in, band_in), normalize=False, borderType=cv2.BORDER_CONSTANT))
-        score = fill_in - ring / float(band_out * band_out - band_in * band_in)
+        mask = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, kernel))
+        # Whole pixel counts in the boxes (8-bit in, 32-bit sums: cheaper than float boxes).
+        inside = cv2.boxFilter(mask, cv2.CV_32S, (inner, inner), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        # The score is at most the square's share: only where that reaches MIN_SEED can a seed be,
+        # and only there (their bounding box) is the band measured; the band's boxes reach
+        # band_out // 2 beyond it (the crop's edge, zero beyond, as before).
+        sx, sy, sw, sh = cv2.boundingRect((inside >= _least_seed_count(inner)).view(np.uint8))
+        if sw == 0:
+            continue
+        r = band_out // 2
+        wx0, wy0 = max(sx - r, 0), max(sy - r, 0)
+        around = mask[wy0:min(sy + sh + r, mask.shape[0]), wx0:min(sx + sw + r, mask.shape[1])]
+        outer, band = (cv2.boxFilter(around, cv2.CV_32S, (n, n), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                       [sy - wy0:sy - wy0 + sh, sx - wx0:sx - wx0 + sw] for n in (band_out, band_in))
+        # The square's share rounded to float32 from double, as a normalised float box filter rounds it.
+        fill_in = (inside[sy:sy + sh, sx:sx + sw] * (1.0 / (inner * inner))).astype(np.float32)
+        score = fill_in - (outer - band).astype(np.float32) / float(band_out * band_out - band_in * band_in)
         _, best, _, (x, y) = cv2.minMaxLoc(score)
         if best < MIN_SEED:
             continue
-        (cx, cy), seen, blob = _blob_centre(mask, (x, y), ppm)
+        (cx, cy), seen, blob = _blob_centre(mask, (x + sx, y + sy), ppm)
         out.append(_Seed(energy, (cx + x0, cy + y0), _outline_angle(blob), seen))
     return out
+
+
+def _least_seed_count(inner: int) -> int:
+    """A count of the inner square's pixels below which its share stays under MIN_SEED (one short of
+    the least that could reach it: rounding never makes up two pixels)."""
+    return int(math.floor(MIN_SEED * inner * inner)) - 1
 
 
 def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[tuple[float, float], float, np.ndarray]:
@@ -142,7 +160,7 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
         # Only the disc's box is tested (the window is twice as wide): the same pixels, fewer tests.
         bx0, by0 = max(int(math.floor(cx - r)), x0), max(int(math.floor(cy - r)), y0)
         bx1, by1 = max(min(int(math.ceil(cx + r)) + 1, x1), bx0), max(min(int(math.ceil(cy + r)) + 1, y1), by0)
-        yy, xx = np.ogrid[by0:by1, bx0:bx1]  # (a row and a column: the disc test broadcasts them)
+        yy, xx = np.arange(by0, by1)[:, None], np.arange(bx0, bx1)  # (a column and a row: the disc test broadcasts them)
         box = (slice(by0 - y0, by1 - y0), slice(bx0 - x0, bx1 - x0))
         disc = sub[box] & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
         m = cv2.moments(disc.view(np.uint8), binaryImage=True) if disc.size else {"m00": 0}
@@ -286,19 +304,21 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
     bx1, by1 = np.clip(highs[:, 0], 0, w), np.clip(highs[:, 1], 0, h)
     any_energy = (energy[by1, bx1] - energy[by0, bx1] - energy[by1, bx0] + energy[by0, bx0]) > 0
     total = AREA_MM2 * 0.97 ** 2 * ppm * ppm
-    for ci in np.flatnonzero(any_energy):
-        poly = polys[ci]
+    corners = np.round(polys - lows[:, None, :]).astype(np.int32)  # each hexagon in its own box
+    labels = cmap.labels.view(np.uint8)  # (-1, nothing fits, is 255: past every energy)
+    lows, highs = lows.tolist(), highs.tolist()
+    for ci in np.flatnonzero(any_energy).tolist():
         x0, y0 = lows[ci]
         x1, y1 = highs[ci]
         if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
             continue
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
-        inside = inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
-        lab = cmap.labels[cy0:cy1, cx0:cx1][inside]
-        counts = np.bincount(lab[lab >= 0].astype(int), minlength=len(cmap.names))[:n]
-        out[ci] = counts / total
+        cv2.fillConvexPoly(inside, corners[ci], 1)
+        # Each label's count inside the hexagon: one histogram under the hexagon's mask.
+        counts = cv2.calcHist([labels[cy0:cy1, cx0:cx1]], [0], inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0],
+                              [256], [0, 256])
+        out[ci] = counts.ravel()[:n].astype(np.float64) / total
     return out
 
 
@@ -349,18 +369,22 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
     k = max(3, int(round(CLOSE_MM * ppm)) | 1)
     h, w = mask.shape
     centre = np.asarray(near_mm, dtype=np.float64)
+    box, sub = None, None
     for _ in range(2):
         poly = mm_to_px(_hexagon_mm(centre, angle, 1.04))
         x0, y0 = np.maximum(np.floor(poly.min(axis=0)).astype(int) - k, 0)
         x1, y1 = np.minimum(np.ceil(poly.max(axis=0)).astype(int) + k + 1, (w, h))
         if x1 <= x0 or y1 <= y0:
             break
-        sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE,
-                                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+        if box != (x0, y0, x1, y1):  # (re-centred by less than a pixel: the same window, bridged and filled once)
+            box = (x0, y0, x1, y1)
+            sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE,
+                                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
         inside = np.zeros_like(sub)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
-        ys, xs = np.nonzero(sub & inside)
-        if len(xs) == 0:
+        # The centroid as the mean of whole pixel coordinates (exact sums either way; no pixel list).
+        m = cv2.moments(sub & inside, binaryImage=True)
+        if m["m00"] == 0:
             break
-        centre = px_to_mm(np.array([[xs.mean() + x0, ys.mean() + y0]]))[0]
+        centre = px_to_mm(np.array([[m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0]]))[0]
     return centre

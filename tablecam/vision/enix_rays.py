@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 SOURCE_MM = 36.0  # enix.md (model)
@@ -97,12 +98,11 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
     out = []
     # Shading along the ray (a shadow's edge) is divided out by the ray's own nearby maximum; the
     # path points' dark rings, 1 mm wide, stay. (All six sides at once: one windowed maximum.)
-    step = ALONG_MM[1] - ALONG_MM[0]
-    reach = max(1, int(round(LOCAL_MAX_MM / step)))
-    padded = np.pad(along_lum, ((0, 0), (reach, reach)), mode="edge")
-    local = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1, axis=1).max(axis=2)
+    # (A grey dilation along each row is that maximum, the ends repeated as np.pad's "edge" would.)
+    local = cv2.dilate(np.ascontiguousarray(along_lum), _LOCAL_WINDOW, borderType=cv2.BORDER_REPLICATE)
     profiles = along_lum / np.maximum(local, 1e-5)
-    contrasts = along_lum / np.maximum(beside_lum, 1e-5).max(axis=2)  # against the brighter side
+    brighter = np.maximum(np.maximum(beside_lum[..., 0], beside_lum[..., 1]), 1e-5)  # (the brighter side)
+    contrasts = along_lum / brighter
     visible = along_ok.mean(axis=1)
     for k in range(6):
         ok = along_ok[k]
@@ -117,7 +117,8 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
             out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
             continue
         # The tile's centre is known to a mm or two: each expected profile may slide a little.
-        one, two = (float(_correlations(prof, _SLID[n][:, ok]).max()) for n in (1, 2))
+        centred = prof - prof.mean()  # (for both expected profiles)
+        one, two = (float(_correlations(centred, *_centred_rows(n, ok)).max()) for n in (1, 2))
         if max(one, two) >= MIN_FIT and abs(one - two) >= MIN_MARGIN:
             out.append(SideReading(1 if one > two else 2, True))
         else:
@@ -154,12 +155,24 @@ def _shifted(profile: np.ndarray, samples: int) -> np.ndarray:
     return out
 
 
-def _correlations(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Correlation of a profile (n,) with each row of (m, n)."""
-    a = a - a.mean()
-    r = rows - rows.mean(axis=1, keepdims=True)
-    d = np.sqrt(float(a @ a) * (r * r).sum(axis=1))
+def _correlations(a: np.ndarray, r: np.ndarray, r_squares: np.ndarray) -> np.ndarray:
+    """Correlation of a profile (n,) less its mean with each row of (m, n), given those rows less
+    their means and their sums of squares (_centred_rows)."""
+    d = np.sqrt(float(a @ a) * r_squares)
     return np.where(d > 1e-12, (r @ a) / np.maximum(d, 1e-12), 0.0)
+
+
+def _centred(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r = rows - rows.mean(axis=1, keepdims=True)
+    return r, (r * r).sum(axis=1)
+
+
+def _centred_rows(n: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The expected profiles of n path points, slid by every shift, at the samples `ok`, less their
+    means, and their sums of squares: made once for a side read whole (most sides)."""
+    if ok.all():
+        return _CENTRED[n]
+    return _centred(_SLID[n][:, ok])
 
 
 def match_turns(reading: list[SideReading], row: tuple[int | None, ...]) -> list[int]:
@@ -174,3 +187,10 @@ def match_turns(reading: list[SideReading], row: tuple[int | None, ...]) -> list
 
 # Each expected profile slid by every allowed shift: (3, shifts, A).
 _SLID = np.array([[_shifted(_EXPECTED[n], d) for d in SHIFTS] for n in range(3)])
+# (Taken as a side read whole takes them, through the same boolean index: the copy it makes is laid
+# out differently from _SLID, and numpy's sums along it add in another order.)
+_CENTRED = [_centred(_SLID[n][:, np.ones(_SLID.shape[2], bool)]) for n in range(3)]
+for _pair in _CENTRED:
+    for _array in _pair:
+        _array.setflags(write=False)  # (shared by every side read whole)
+_LOCAL_WINDOW = np.ones((1, 2 * max(1, int(round(LOCAL_MAX_MM / (ALONG_MM[1] - ALONG_MM[0])))) + 1), np.uint8)

@@ -15,7 +15,8 @@ or the back's colour (face down).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -67,9 +68,16 @@ FRAME_SHARE = 0.3  # of a face's outline that must be the print's white around a
 class ClassMap:
     labels: np.ndarray  # int8 (h, w): index into names, -1 where nothing fits
     names: tuple[str, ...]
+    _masks: dict = field(default_factory=dict, init=False, repr=False)
 
     def mask(self, name: str) -> np.ndarray:
-        return _labelled(self, (self.names.index(name),))
+        """uint8 mask of one class (read-only: made once per map, as the seeds, each tile's centre and
+        the cards all ask for the same energies' masks)."""
+        if name not in self._masks:
+            mask = _labelled(self, (self.names.index(name),))
+            mask.setflags(write=False)
+            self._masks[name] = mask
+        return self._masks[name]
 
 
 @dataclass(frozen=True)
@@ -83,11 +91,14 @@ def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...],
     tables = table_colours(top, valid)
     # A frame has far fewer distinct colours (at 6 bits a channel) than pixels: each colour present
     # is classified once, and the pixels look their class up.
-    q = (top >> 2).astype(np.int32)
-    key = (q[..., 0] << 12) | (q[..., 1] << 6) | q[..., 2]
-    key[~valid] = 0
-    seen = np.zeros(1 << 18, bool)  # (marking each colour seen is cheaper than counting them)
-    seen[key[valid]] = True
+    q = top >> 2
+    key = q[..., 0].astype(np.int32) << 12
+    key |= q[..., 1].astype(np.int32) << 6
+    key |= q[..., 2]
+    key[~valid] = _OUTSIDE  # (a key of its own: no pixel list of the valid ones is needed)
+    seen = np.zeros(_OUTSIDE + 1, bool)  # (marking each colour seen is cheaper than counting them)
+    seen[key] = True
+    seen[_OUTSIDE] = False
     present = np.flatnonzero(seen)
     colours = np.stack([(present >> 12) & 63, (present >> 6) & 63, present & 63], axis=1).astype(np.float32) * 4 + 1.5
     first_table = len(energy_names)
@@ -95,7 +106,7 @@ def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...],
     # The table is lit evenly but for shadows: its shades may only darken or brighten a little. With
     # the pieces' wide gain, dark wood brightened explains an orange card, a green cloth a green one.
     table_res = fit_residuals(colours, tables, k_range=TABLE_K_RANGE, w_max=W_MAX_GLOSSY, brightest=BRIGHTEST)
-    table_res = table_res[np.arange(len(colours)), np.argmin(table_res, axis=1)]
+    table_res = _least_of_columns(table_res)
     # The best of all: a tie goes to the class listed first (the energies before the table's
     # shades, the table's shades before the neutral pieces).
     piece_wins = np.where(piece_cls < first_table, piece_res <= table_res, piece_res < table_res)
@@ -103,11 +114,12 @@ def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...],
     best_res = np.where(piece_wins, piece_res, table_res)
     best_cls = np.where(piece_wins, piece_cls, first_table)
     cls = np.where(best_res < MAX_RESIDUAL + TABLE_PREFERENCE * (piece_wins & favoured), best_cls, -1)
-    lut = np.full(1 << 18, -1, np.int8)
+    lut = np.full(_OUTSIDE + 1, -1, np.int8)  # (outside the search area: nothing fits)
     lut[present] = cls
-    labels = lut[key]
-    labels[~valid] = -1
-    return ClassMap(labels, tuple(energy_names) + NEUTRALS)
+    return ClassMap(lut[key], tuple(energy_names) + NEUTRALS)
+
+
+_OUTSIDE = 1 << 18  # the key of pixels outside the search area, past every 6-bit colour's
 
 
 # Per energy palette: each 6-bit colour's best-fitting piece colour, filled in as colours are first
@@ -147,14 +159,18 @@ def _piece_fits(energy_refs: np.ndarray, present: np.ndarray, colours: np.ndarra
 def table_colours(top: np.ndarray, valid: np.ndarray, shades: int = 3) -> np.ndarray:
     """A few shades of the table (it fills most of the view): wood has light and dark planks and
     grain, cloth has folds. The median colour, then darker and lighter quantiles of what is near it."""
-    pix = top[::3, ::3][valid[::3, ::3]].astype(np.float32)
+    pix = top[::3, ::3][valid[::3, ::3]]
     if len(pix) == 0:
         return np.array([[128.0, 128.0, 128.0]], np.float32)
-    median = np.median(pix, axis=0)
-    near = pix[np.abs(pix - median).max(axis=1) < 20]
+    median = _median_levels(pix)
+    # Within 20 levels of the median in every channel: whole levels, so a range of them (the
+    # median is a whole or a half level).
+    lo = np.clip(np.floor(median - 20.0) + 1.0, 0, 255).astype(np.float64)
+    hi = np.clip(np.ceil(median + 20.0) - 1.0, 0, 255).astype(np.float64)
+    near = pix[cv2.inRange(pix.reshape(-1, 1, 3), lo, hi).ravel() > 0].astype(np.float32)
     if len(near) < 10:
         return median[None]
-    brightness = near.sum(axis=1)
+    brightness = near[:, 0] + near[:, 1] + near[:, 2]  # (near.sum(axis=1), the same sums: see _least_of_columns)
     order = np.argsort(brightness)
     # Each shade is the mean of the pixels about its brightness quantile, not one pixel: a single
     # noisy pixel can take any tint near the table's, a card back's blue-grey on a slate cloth
@@ -167,12 +183,38 @@ def table_colours(top: np.ndarray, valid: np.ndarray, shades: int = 3) -> np.nda
     return np.vstack([median[None]] + [np.asarray(p)[None] for p in picks]).astype(np.float32)
 
 
+def _least_of_columns(a: np.ndarray) -> np.ndarray:
+    """a.min(axis=1) of (N, K) for a few columns K: numpy's reduction over so short an axis costs far
+    more than the K - 1 elementwise minima (the same values: a minimum is exact)."""
+    out = a[:, 0].copy()
+    for j in range(1, a.shape[1]):
+        np.minimum(out, a[:, j], out=out)
+    return out
+
+
+def _median_levels(pix: np.ndarray) -> np.ndarray:
+    """np.median(pix.astype(np.float32), axis=0) of uint8 colours (N, 3), from each channel's counts of
+    its 256 levels (no sort): the middle level, or the mean of the two middle ones."""
+    n = len(pix)
+    out = np.empty(3, np.float32)
+    for c in range(3):
+        below = np.cumsum(np.bincount(pix[:, c], minlength=256))  # pixels at or below each level
+        lo, hi = np.searchsorted(below, [(n - 1) // 2, n // 2], side="right")
+        out[c] = (np.float32(lo) + np.float32(hi)) / np.float32(2.0)
+    return out
+
+
 def _labelled(cmap: ClassMap, ids) -> np.ndarray:
     """uint8 mask of the map's pixels labelled one of `ids` (a lookup: far cheaper than np.isin)."""
+    return _ids_lut(cmap.labels, ids)
+
+
+def _ids_lut(labels: np.ndarray, ids) -> np.ndarray:
+    """uint8: 1 where the labels (int8) are one of `ids` (np.isin's answer, by a lookup table)."""
     lut = np.zeros(256, np.uint8)
     lut[np.asarray(ids, dtype=np.intp)] = 1
     # cv2.LUT: the same lookup as numpy's fancy indexing, several times faster on a whole map.
-    return cv2.LUT(cmap.labels.view(np.uint8), lut)  # -1 (nothing fits) is 255: never an id
+    return cv2.LUT(labels.view(np.uint8), lut)  # -1 (nothing fits) is 255: never an id
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -184,9 +226,8 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
         return out
     padded = np.zeros((h + 2, w + 2), np.uint8)
     padded[1:-1, 1:-1] = mask[y:y + h, x:x + w]
-    flood = padded.copy()
-    cv2.floodFill(flood, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 1)
-    out[y:y + h, x:x + w] = (padded | (1 - flood))[1:-1, 1:-1]
+    cv2.floodFill(padded, None, (0, 0), 2)  # the outside, marked 2: all else is the mask or a hole
+    out[y:y + h, x:x + w] = padded[1:-1, 1:-1] != 2
     return out
 
 
@@ -200,6 +241,8 @@ def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]
     otherwise join it into one blob of no card's shape)."""
     out: list[CardBlob] = []
     colourful = tuple(k for k in kinds if k not in NEUTRALS)
+    # Where cards are looked for, 0/1 (made once: every kind's mask is cut by it).
+    keep = None if exclude is None else (exclude == 0).view(np.uint8)
     # Faces in energy colours are labelled together (each framed by its white border); the dark
     # kinds each on their own, as a cloth of a similar grey may take one of their labels in places.
     # An ENIX face's grey, in shade or under-exposed, reads as the cap's black in places: both are
@@ -207,18 +250,18 @@ def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]
     dark = tuple(("enix", "black") if k == "enix" else (k,) for k in kinds if k in NEUTRALS)
     for group in (colourful,) + dark:
         if group:
-            out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm, exclude))
+            out.extend(_card_blobs_of(cmap, group, px_to_mm, ppm, keep))
     if "enix" in kinds and "back" in kinds:
         # A back's blue-grey reads, in shade or glare, as the ENIX grey or the cap's black in places
         # (and an ENIX face's grey as the back's): too few of either kind alone for a card, the
         # dark kinds together make one. Face or back is told in the raw frame (enix_cards.py).
-        out.extend(_card_blobs_of(cmap, ("back", "enix", "black"), px_to_mm, ppm, exclude, known=list(out)))
+        out.extend(_card_blobs_of(cmap, ("back", "enix", "black"), px_to_mm, ppm, keep, known=list(out)))
     if "enix" in kinds:
-        out.extend(_framed_heads(cmap, px_to_mm, ppm, exclude, out))
+        out.extend(_framed_heads(cmap, px_to_mm, ppm, keep, out))
     return out
 
 
-def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, exclude: np.ndarray | None,
+def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
                   known: list[CardBlob]) -> list[CardBlob]:
     """ENIX faces whose grey the map takes for the table (a cloth of nearly their grey): a disc of
     the head's size in an energy's colour (the goblin's green takes one) with a card's white
@@ -226,13 +269,12 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, exclude: np.ndarray | No
     head's green (enix_cards.py) before it is a card."""
     energy_ids = [i for i, n in enumerate(cmap.names) if n not in NEUTRALS]
     head = _labelled(cmap, energy_ids)
-    if exclude is not None:
-        head[exclude > 0] = 0
+    if keep is not None:
+        head &= keep
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(head, connectivity=8)
     disc = math.pi * (HEAD_MM / 2 * ppm) ** 2
     size = HEAD_MM * ppm
-    white = cv2.dilate(cmap.mask("white"), np.ones((3, 3), np.uint8))
-    h, w = white.shape
+    h, w = head.shape
     # The face's white border: its middle line, a point every 2 mm.
     hw, hh = CARD_MM[0] / 2 - CARD_BORDER_MM / 2, CARD_MM[1] / 2 - CARD_BORDER_MM / 2
     xs, ys = np.arange(-hw, hw, 2.0), np.arange(-hh, hh, 2.0)
@@ -250,6 +292,8 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, exclude: np.ndarray | No
     heads = ((HEAD_AREA[0] * disc <= area) & (area <= HEAD_AREA[1] * disc)
              & (0.6 * size <= longest) & (longest <= 1.5 * size))
     heads[0] = False
+    if heads.any():
+        white = cv2.dilate(cmap.mask("white"), np.ones((3, 3), np.uint8))
     for i in np.flatnonzero(heads):  # (the speckles are thousands: judged all at once)
         # Every turn, either way up, at once: (poses, outline points, xy).
         centres = centroids[i] - HEAD_AT_MM * ppm * down
@@ -270,14 +314,15 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, exclude: np.ndarray | No
 
 
 def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
-                   exclude: np.ndarray | None = None, known: list[CardBlob] = ()) -> list[CardBlob]:
+                   keep: np.ndarray | None = None, known: list[CardBlob] = ()) -> list[CardBlob]:
     """Cards whose face (or back) takes one of `kinds`: found by shape on all of them together, then
     each named by the kind most of its middle shows (a card's pixels may split between two close
-    colours, orange and yellow, without the card being two cards)."""
+    colours, orange and yellow, without the card being two cards). `keep` (uint8 0/1): where cards
+    are looked for (None: everywhere)."""
     index = {cmap.names.index(k): ("enix" if k == "black" else k) for k in kinds}
     mask = _labelled(cmap, list(index))
-    if exclude is not None:
-        mask[exclude > 0] = 0
+    if keep is not None:
+        mask &= keep
     if not mask.any():
         return []
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
@@ -309,7 +354,11 @@ def _faces_above_captions(cmap: ClassMap, index: dict, mask: np.ndarray, px_to_m
     A blob of that part's size with the band's white beyond one end of it (and not the other) is
     such a face, its centre UPPER_SHIFT_MM past the blob's towards the band. The raw frame's white
     border must still hold it (enix_cards.py) before it is a card."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    # Labelled within the bounds of what the mask holds (as _cards_in_mask: the same blobs).
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    if bw == 0:
+        return []
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask[by:by + bh, bx:bx + bw], connectivity=4)
     part = (CARD_MM[0] - 2 * CARD_BORDER_MM, UPPER_MM)
     white = cmap.names.index("white")
     out: list[CardBlob] = []
@@ -317,11 +366,12 @@ def _faces_above_captions(cmap: ClassMap, index: dict, mask: np.ndarray, px_to_m
         x, y, w, h, area = stats[i]
         if area < 0.6 * part[0] * part[1] * ppm * ppm:
             continue
-        pts = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x, y)
-        centre = pts.mean(axis=0)
-        _, vecs = np.linalg.eigh(_covariance(pts - centre))
+        pts = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x + bx, y + by)
+        centre = _mean_rows(pts)
+        d = pts - centre
+        _, vecs = np.linalg.eigh(_covariance(d))
         minor, major = vecs[:, 0], vecs[:, 1]
-        a, b = (pts - centre) @ major, (pts - centre) @ minor
+        a, b = d @ major, d @ minor
         long_mm, short_mm = (a.max() - a.min() + 1) / ppm, (b.max() - b.min() + 1) / ppm
         if (abs(long_mm - part[1]) > UPPER_TOLERANCE_MM or abs(short_mm - part[0]) > UPPER_TOLERANCE_MM
                 or len(pts) < MIN_CARD_FILL * long_mm * short_mm * ppm * ppm):
@@ -401,14 +451,14 @@ def _kind_centre(cmap: ClassMap, ids: list[int], centre, angle: float, face, ppm
     h, w = cmap.labels.shape
     x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
     x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
-    ys, xs = np.nonzero(np.isin(cmap.labels[y0:y1, x0:x1], ids))
+    ys, xs = np.nonzero(_ids_lut(cmap.labels[y0:y1, x0:x1], ids))
     if len(xs) < 10:
         return np.asarray(centre)
     d = np.column_stack([xs + x0, ys + y0]) - centre
     inside = (np.abs(d @ along) <= 0.55 * face[1] * ppm) & (np.abs(d @ across) <= 0.55 * face[0] * ppm)
     if inside.sum() < 10:
         return np.asarray(centre)
-    return np.asarray(centre) + d[inside].mean(axis=0)
+    return np.asarray(centre) + _mean_rows(d[inside])
 
 
 def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: float) -> str | None:
@@ -419,9 +469,7 @@ def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: flo
     across = np.array([-along[1], along[0]])
     # An ENIX face shows the goblin's green head over most of its middle: its grey is judged over
     # most of the face instead (an energy face's caption band and value lie out there: its middle).
-    reach = 0.4 if set(index.values()) <= set(NEUTRALS) else 0.25
-    t = np.linspace(-reach, reach, 7)
-    u, v = np.repeat(t, len(t)), np.tile(t, len(t))  # a 7 x 7 grid over the middle
+    u, v = _middle_grid(0.4 if set(index.values()) <= set(NEUTRALS) else 0.25)
     pts = centre + ((u * face[1])[:, None] * along + (v * face[0])[:, None] * across) * ppm
     h, w = cmap.labels.shape
     xy = np.round(pts).astype(int)
@@ -434,14 +482,25 @@ def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: flo
     return best if votes[best] >= MIN_KIND_SHARE * len(pts) else None
 
 
+@lru_cache(maxsize=4)
+def _middle_grid(reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """A 7 x 7 grid over a card's middle, from -reach to reach of its sides (made once per reach)."""
+    t = np.linspace(-reach, reach, 7)
+    u, v = np.repeat(t, len(t)), np.tile(t, len(t))
+    u.setflags(write=False)
+    v.setflags(write=False)
+    return u, v
+
+
 def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> list[tuple[np.ndarray, float]]:
     """(centre px, long side's direction in degrees [0, 180)) of one card, or of n cards side by side
     (their shadows or a blur can join them), or nothing (not a card's shape)."""
-    centre = pts.mean(axis=0)
-    _, vecs = np.linalg.eigh(_covariance(pts - centre))
+    centre = _mean_rows(pts)
+    d = pts - centre
+    _, vecs = np.linalg.eigh(_covariance(d))
     minor, major = vecs[:, 0], vecs[:, 1]
-    a = (pts - centre) @ major
-    b = (pts - centre) @ minor
+    a = d @ major
+    b = d @ minor
     long_mm = (a.max() - a.min() + 1) / ppm
     short_mm = (b.max() - b.min() + 1) / ppm
     if len(pts) < MIN_CARD_FILL * (long_mm * short_mm * ppm * ppm):
@@ -464,8 +523,14 @@ def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> li
 def _covariance(d: np.ndarray) -> np.ndarray:
     """np.cov(d.T), the very same sums, without its argument checks (a card blob is small: those
     cost more than the sums)."""
-    x = d.T - d.T.mean(axis=1)[:, None]
+    x = (d - _mean_rows(d)).T
     return (x @ x.T) * (1.0 / (len(d) - 1))
+
+
+def _mean_rows(d: np.ndarray) -> np.ndarray:
+    """d.mean(axis=0) of points (N, 2): the very same sums, row after row (numpy's own mean along
+    the long axis of so narrow an array adds them in that order, at three times the cost)."""
+    return np.cumsum(d, axis=0)[-1] / len(d)
 
 
 def _fits(measured: float, expected: float, extra: float = 0.0) -> bool:

@@ -62,7 +62,7 @@ def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndar
     x = _LINEAR[np.clip(np.rint(pixels), 0, 255).astype(np.intp)]  # (N, 3)
     c = srgb_to_linear(np.asarray(refs_bgr, dtype=np.float32).reshape(-1, 3))  # (K, 3)
     clipped = pixels >= SATURATED if clipped is None else np.asarray(clipped, bool).reshape(-1, 3)
-    some = clipped.any(axis=1)
+    some = clipped[:, 0] | clipped[:, 1] | clipped[:, 2]  # (clipped.any(axis=1): see _sum3)
     w_max = np.broadcast_to(np.asarray(w_max, np.float32), (len(c),))
     k_hi = np.minimum(k_range[1], brightest / np.maximum(c.max(axis=1), 1e-6))  # (K,)
     if not some.any():  # nothing clipped (most calls): no rows to pick out and put back
@@ -84,7 +84,7 @@ def _unclipped(x: np.ndarray, c: np.ndarray, k_range: tuple[float, float], w_max
     """The common case, every channel measured: least squares for (k, w) in x = k c + w, by sums.
     The residuals and (when `with_wash`; most callers do not ask) the washed-out share."""
     sc, scc = c.sum(axis=1), (c * c).sum(axis=1)  # (K,)
-    sx, sxx = x.sum(axis=1)[:, None], (x * x).sum(axis=1)[:, None]  # (N, 1)
+    sx, sxx = _sum3(x)[:, None], _sum3(x * x)[:, None]  # (N, 1)
     scx = x @ c.T  # (N, K)
     det = 3.0 * scc - sc * sc
     k = np.where(det > 1e-10, (3.0 * scx - sc * sx) / np.maximum(det, 1e-10), sx / np.maximum(sc, 1e-6))
@@ -105,30 +105,42 @@ def _with_clipping(x: np.ndarray, c: np.ndarray, clipped: np.ndarray, k_range: t
     use = (~clipped).astype(np.float32)[:, None, :]  # (N, 1, 3): channels that carry a value
     xs = x[:, None, :]
     cs = c[None, :, :]
-    n = np.maximum(use.sum(axis=2), 1.0)
+    n = np.maximum(_sum3(use), 1.0)
     k_hi = k_hi[None, :]
     used_c = use * cs  # (N, K, 3), shared by the sums below (the same products, made once)
-    sc = used_c.sum(axis=2)
-    sx = (use * xs).sum(axis=2)
-    scc = (used_c * cs).sum(axis=2)
-    scx = (used_c * xs).sum(axis=2)
+    sc = _sum3(used_c)
+    sx = _sum3(use * xs)
+    scc = _sum3(used_c * cs)
+    scx = _sum3(used_c * xs)
     det = n * scc - sc * sc
     ok = np.abs(det) > 1e-10
     k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
     k = np.clip(k, k_range[0], k_hi)
     w = np.clip((sx - k * sc) / n, 0.0, w_max)
     x_less_w = xs - w[..., None]
-    k = np.clip(((used_c * x_less_w).sum(axis=2)) / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    k = np.clip(_sum3(used_c * x_less_w) / np.maximum(scc, 1e-9), k_range[0], k_hi)
     # A clipped channel was at least as bright as seen: the gain must reach it (bright yellow clips
     # red and green and leaves only blue to fit, which alone would ask for no gain at all).
-    needed = np.where(clipped[:, None, :], x_less_w / np.maximum(cs, 1e-6), 0.0).max(axis=2)
+    needed = _max3(np.where(clipped[:, None, :], x_less_w / np.maximum(cs, 1e-6), 0.0))
     k = np.clip(np.maximum(k, needed), k_range[0], k_hi)
     predicted = k[..., None] * cs + w[..., None]
     err = (predicted - xs) * use
     short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
-    total = np.sqrt((err * err + short * short).sum(axis=2) / 3.0)
+    total = np.sqrt(_sum3(err * err + short * short) / 3.0)
     wash = w / np.maximum(w + k * c.max(axis=1)[None, :], 1e-6) if with_wash else None
-    return total / (x.mean(axis=1)[:, None] + 0.03), wash
+    return total / (_sum3(x) / np.float32(3.0) + 0.03)[:, None], wash
+
+
+def _sum3(a: np.ndarray) -> np.ndarray:
+    """a.sum(axis=-1) over a last axis of three channels: the very same additions in the same order
+    ((a0 + a1) + a2), without numpy's reduction machinery, which over so short an axis costs some
+    twenty times more than the sums (every pixel, every colour, on every frame)."""
+    return a[..., 0] + a[..., 1] + a[..., 2]
+
+
+def _max3(a: np.ndarray) -> np.ndarray:
+    """a.max(axis=-1) over a last axis of three channels (as _sum3)."""
+    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
 
 
 def chroma(bgr: np.ndarray) -> np.ndarray:

@@ -458,3 +458,60 @@ def test_an_enix_face_grey_and_black_in_shade_is_centred_on_both():
     found = [b for b in _blobs(_synthetic_map(paint)) if b.kind == "enix"]
     assert len(found) == 1
     assert math.dist(found[0].centre, (300.0, 200.0)) < 2.0
+
+
+def test_the_speed_shortcuts_are_numpys_own_answers():
+    """The frame's shortcuts (session 6) give numpy's very answers, to the last bit: the table's
+    median from level counts, row means and three-channel sums and means written out (numpy's own
+    reductions over so short an axis cost far more), the rays' centred expected profiles made once.
+    The readings stay identical only so."""
+    from tablecam.vision.enix import _across_all, _across_mean
+    from tablecam.vision.enix_rays import _SLID, _centred, _centred_rows
+    from tablecam.vision.enix_search import _mean_rows, _median_levels
+    from tablecam.vision.piece_colours import _max3, _sum3
+
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 3, 10, 11, 4000, 4001):
+        pix = rng.integers(0, 256, (n, 3)).astype(np.uint8)
+        pix[: n // 2, 1] = 77  # ties at the middle
+        assert np.array_equal(_median_levels(pix), np.median(pix.astype(np.float32), axis=0))
+        pts = rng.normal(0.0, 30.0, (n, 2)) + rng.uniform(-5, 5)
+        assert np.array_equal(_mean_rows(pts), pts.mean(axis=0))
+        assert np.array_equal(_mean_rows(pts), pts.T.mean(axis=1))
+        x = rng.random((n, 4, 3)).astype(np.float32)
+        assert np.array_equal(_sum3(x), x.sum(axis=-1)) and np.array_equal(_max3(x), x.max(axis=-1))
+        assert np.array_equal(_across_mean(x), x.mean(axis=-1))
+        assert np.array_equal(_across_all(x > 0.3), (x > 0.3).all(axis=-1))
+    for k in (1, 2):
+        for ok in (np.ones(_SLID.shape[2], bool), rng.random(_SLID.shape[2]) > 0.3):
+            got, want = _centred_rows(k, ok), _centred(_SLID[k][:, ok])
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_fill_holes_fills_what_the_mask_encloses_only():
+    from tablecam.vision.enix_search import fill_holes
+
+    mask = np.zeros((40, 50), np.uint8)
+    mask[5:20, 5:20] = 1
+    mask[8:17, 8:17] = 0  # a hole
+    mask[25:35, 30:45] = 1
+    mask[27:33, 30:40] = 0  # a bay open to the left: no hole
+    out = fill_holes(mask)
+    assert out.dtype == np.uint8 and set(np.unique(out)) <= {0, 1}
+    assert out[5:20, 5:20].all()
+    assert not out[27:33, 30:40].any()
+    assert np.array_equal(out[20:], mask[20:])
+    assert not fill_holes(np.zeros((5, 5), np.uint8)).any()
+
+
+def test_a_class_mask_is_made_once_and_cannot_be_changed():
+    """The map's masks are shared by the seeds, each tile's centre and the cards: read-only."""
+    def paint(labels, names):
+        labels[10:20, 10:30] = names.index("water")
+
+    cmap = _synthetic_map(paint)
+    mask = cmap.mask("water")
+    assert mask is cmap.mask("water")
+    assert np.array_equal(mask, (cmap.labels == cmap.names.index("water")).astype(np.uint8))
+    with pytest.raises(ValueError):
+        mask[0, 0] = 1

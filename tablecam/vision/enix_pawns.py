@@ -11,13 +11,17 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    black pawn's dark disc against its surroundings; peaks of either are candidates, each checked
    over half a millimetre around it;
 2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
-   10 of 12 directions, round (darkest at one distance, or as dark there as anywhere out to 9 mm),
-   and no dark ring close in (a path point's). The patches are stacked (`_Stack`) so that every
+   10 of 12 directions, round (darkest at one distance, or as dark there as anywhere out to 9 mm;
+   a lit coloured top - not white, not dark - may be one direction short: a crowded source),
+   no dark ring close in (a path point's), and a rim of the top's colour in shade (at 5.5-7.5 mm,
+   or for a lit coloured top at 5-6 mm, inside the blur of the tile). A dark body against bright
+   surroundings is a black or brown pawn. The patches are stacked (`_Stack`) so that every
    patch's candidates are checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one).
 
-The cap (34 mm, black) is the black class's disc of its size in the coarse map (enix_search.py).
+The cap (34 mm, black) is the black class's disc of its size on a tile in the coarse map
+(enix_search.py), else a tile whose middle is its grey.
 """
 
 from __future__ import annotations
@@ -43,16 +47,21 @@ DARK_RIM = 0.85  # the rim's brightness over the top's, in a direction, to count
 MIN_DARK_DIRECTIONS = 10  # of 12
 NEAR_SLACK_DIRECTIONS = 3  # a peak with this many fewer dark directions is still refined...
 NEAR_BLACK = 1.5  # ... as is one whose top is nearly black (BLACK_TOP times this)
+CLIPPED_TOP = 0.9  # linear luminance: a top the sensor clipped (white-balanced)...
+CLIPPED_SLACK_DIRECTIONS = 1  # ... may have this many fewer dark directions for the wider look
 RIM_AT_MM = (7.0, 2.0)  # where a pawn's rim is darkest (its shaded edge): 5-8 mm from its centre
 MID_OVER_TOP = 0.45  # 4 mm out, a pawn's dome is still this bright (a path point's ring is darker)
 MID_OVER_RIM = 1.5  # ... and brighter than its rim by this
 MAX_RIM_RESIDUAL = 0.3
 ROUND_FLOOR = 0.035  # a direction within this share of its top's contrast of its darkest at the rim is round there
+SHORT_OF_ROUND = 1  # directions a lit coloured top's rim may be short of round (a crowded source's neighbours)
 BLACK_TOP = 0.07  # linear luminance: a black pawn's top
 BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
-BLACK_BRIGHT_DIRECTIONS = 9
+BLACK_BRIGHT_DIRECTIONS = 9  # ... in this many of 12 directions (other pawns may stand beside it)
 DARK_BODY = 0.35  # linear luminance: a dark pawn's body (2.5-6 mm out) under the brightest lamp...
-DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter  # ... in this many of 12 directions (other pawns may stand beside it)
+DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter...
+DARK_BODY_REF = 0.25  # ... and its colour no brighter than this (linear: brown 0.19; the others 0.7 and up)...
+DARK_BODY_FIT = 0.08  # ... its top fitting it this well when it is not black
 MAX_COLOUR_RESIDUAL = 0.3
 DARK_REF = 0.05  # a pawn colour no brighter than this (linear) is dark (black, dark brown)...
 W_MAX_DARK = 0.4  # ... and its gloss adds at most this much white (a white pawn's lit top is brighter)
@@ -62,18 +71,19 @@ PEAK_MM = 3.0  # candidate peaks at least this far apart
 REFINE_MM = 1.0  # each candidate is checked this far around its peak...
 REFINE_STEP_MM = 0.5  # ... this far apart (a dome reads as one over a millimetre or so)
 APART_MM = 11.0  # two pawns' centres are at least this far apart (16 mm discs, overlapping a little at most)
-REACH_MM = 48.0
+REACH_MM = 48.0  # pawns are looked for within this distance of a tile's centre
 GROUND_RADII = tuple(np.arange(9.5, 13.01, 0.5))  # just round a pawn (its radius is 8 mm)
 MIN_GROUND = 0.25  # share of that ring its tile's print must fill
-PRINT_WHITE = (244, 242, 240)
+PRINT_WHITE = (244, 242, 240)  # the sources' white (sRGB BGR, white-balanced)
 CONTINUE_RADII = (10.5, 11.5, 12.5)  # just beyond a pawn's rim...
 SAME_COLOUR = 0.06  # ... the top's colour again (fit residual under this) in two neighbouring directions: a finger
 TILE_SURFACE_RADII = tuple(np.arange(25.0, 40.01, 1.5))
-PRINT_LUM = 0.4  # a top at least this bright (of the tile's surface) and of the tile's colour is print  # the sources' white (sRGB BGR, white-balanced)
+PRINT_LUM = 0.4  # a top at least this bright (of the tile's surface) and of the tile's colour is print
+CAP_ON_TILE_MM = 55.0  # the cap's centre is within a tile's apothem of that tile's centre
 CAP_CORE_MM = 14.0  # the cap's middle, well inside its 17 mm radius...
 CAP_SHARE_MIN = 0.6  # ... at least this share of it dark grey...
 CAP_MAX_CHROMA = 0.3  # ... (channel spread over the brightest channel at most this...
-CAP_MAX_SRGB = 160  # ... and no channel brighter than this, white-balanced: a source's ring is ~240)  # pawns are looked for within this distance of a tile's centre
+CAP_MAX_SRGB = 160  # ... and no channel brighter than this, white-balanced: a source's ring is ~240)
 
 # Model pawn colours: the seed names none; these are the simulator's, chosen apart from every
 # energy colour (rules/enix/energies.py names the same). A set of other colours is taught.
@@ -219,10 +229,12 @@ def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
     found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm)
     settled = {i for i, _ in found}
     # Print that passed the loose look above rarely has a rim dark all round: only such peaks
-    # (and near-black ones) are worth the wider look.
+    # (and near-black ones) are worth the wider look - or all round but in one direction when the
+    # top is clipped: a white pawn's on a source's white ring leans its peak off its dome to where
+    # the ring lights one direction of the rim (tuning seed 4620).
     rest = np.array([i for i in range(len(k)) if i not in settled], np.intp)
     if len(rest):
-        rest = rest[_near_dome(stack.lum, k[rest], x[rest], y[rest], 0)]
+        rest = rest[_near_dome(stack.lum, k[rest], x[rest], y[rest], 0, CLIPPED_SLACK_DIRECTIONS)]
     outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
     if len(rest) and outer.any():
         found += [(int(rest[i]), c) for i, c in _refined(stack, k[rest], x[rest], y[rest], ox[outer] * ppm,
@@ -241,12 +253,15 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     pk = np.repeat(k, len(ox))
     px = (x[:, None] + ox[None, :]).ravel()
     py = (y[:, None] + oy[None, :]).ravel()
-    quality, needs_dark = _dome(stack.lum, pk, px, py)
+    quality, needs_dark, needs_lit = _dome(stack.lum, pk, px, py)
     quality, needs_dark = quality.reshape(len(x), -1), needs_dark.reshape(len(x), -1)
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
-    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], np.rint(px[domed]).astype(int),
-                                      np.rint(py[domed]).astype(int))
+    ix, iy = np.rint(px).astype(int), np.rint(py).astype(int)
+    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed])
+    lit = np.flatnonzero(rim_ok & needs_lit)
+    if len(lit):
+        rim_ok[lit] = _lit_colour(_ring_colour(stack.bgr, pk[lit], ix[lit], iy[lit], _TOP_RING))
     good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
     # The dark-body reading is for a dark pawn no dome shows: where a dome shows at some offset,
     # that is the reading, however the two scores compare (else a brown pawn's dark body, refused
@@ -295,7 +310,12 @@ def _pawns_in_patches(stack: _Stack, names, refs,
     goes_on = _continuing(stack.bgr, k, x, y)
     tops = _top_colours(stack.bgr, k, x, y)
     best, res = _colour_fits(tops, refs)
-    dark_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
+    # A body dark against its bright surroundings may be any dark colour's: black, or brown (on a
+    # source's white or the solar tile, a brown pawn's top is too dull for a dome; 4600-4842: three
+    # missed so) - brown only when its top is clearly brown: a finger's shaded edge in a hand's
+    # shadow is a dull brown too (fits 0.12 where those pawns fit 0.05 at most).
+    lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
+    black_refs, dark_refs = lin_refs < DARK_REF, lin_refs < DARK_BODY_REF
     ppm = READ_PX_PER_MM
     result = []
     first = 0
@@ -322,7 +342,8 @@ def _pawns_in_patches(stack: _Stack, names, refs,
             bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
             print_like = own if own_lum is not None and bright >= PRINT_LUM * own_lum else None
             colour = _named(tops[i], int(best[i]), res[i], names, print_like)
-            if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]):
+            if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]
+                              or (not black_refs[names.index(colour)] and res[i, best[i]] > DARK_BODY_FIT)):
                 continue
             if colour is not _PRINT:
                 out.append(((float(px), float(py)), colour))
@@ -459,22 +480,24 @@ def _spoke_offsets(radii: tuple[float, ...], ppm: float) -> tuple[np.ndarray, np
 
 
 def _near_dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
-               slack: int = NEAR_SLACK_DIRECTIONS) -> np.ndarray:
+               slack: int = NEAR_SLACK_DIRECTIONS, clipped_slack: int = 0) -> np.ndarray:
     """Per point (patch k of the padded luminance stack, x, y): whether a dome could be read close
     by (what `_dome` asks, loosely: a rim darker than the top in most directions, or a top nearly
-    black)."""
+    black). A top the sensor clipped (CLIPPED_TOP) may have `clipped_slack` directions fewer."""
     radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
     prof = _spokes(lum, k, x, y, tuple(radii), READ_PX_PER_MM)
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = prof[:, radii >= RIM_RADII_MM[0]].mean(axis=1)
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    slack = np.where(top >= CLIPPED_TOP, slack + clipped_slack, slack)
     return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
 
 
-def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How clearly a pawn stands at each point (patch k of the padded luminance stack, x, y) (NaN:
-    not a pawn), from brightness along 12 directions out to 10 mm; and whether that pawn, if it is
-    one, must be of a dark colour.
+    not a pawn), from brightness along 12 directions out to 10 mm; whether that pawn, if it is
+    one, must be of a dark colour; and whether it must be of a lit colour, not white (its rim
+    round in all directions but one).
 
     A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
     ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
@@ -500,7 +523,12 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
                 & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
     round_ok = round_rim >= MIN_DARK_DIRECTIONS
-    coloured &= round_ok | _floor_round(prof, top, darkest_median, coloured & ~round_ok)
+    floor = _floor_round(prof, top, darkest_median, coloured & ~round_ok)
+    # A pawn in a crowd (five or six on a source) has a darker neighbour just past its rim in one
+    # direction or two: one direction short of round is let be, for a lit coloured top only
+    # (`_refined` checks its colour; print's white and fingertips come that close too).
+    one_short = coloured & ~round_ok & (floor < len(_ANGLES)) & (floor >= len(_ANGLES) - SHORT_OF_ROUND)
+    coloured &= round_ok | (floor >= len(_ANGLES) - SHORT_OF_ROUND)
     far_max = far.max(axis=1)
     bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
@@ -512,23 +540,23 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     quality = np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
                        np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
                                 np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
-    return quality, dark_body
+    return quality, dark_body, one_short
 
 
 def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray) -> np.ndarray:
-    """Per point (False where not `ask`ed): whether every direction is as dark near the rim (within
+    """Per point (0 where not `ask`ed): in how many directions it is as dark near the rim (within
     1 mm of the directions' median darkest distance) as anywhere out to 9 mm, to ROUND_FLOOR of the
     top's contrast. On a dark tile, or against the cap or a neighbour's shadow, a pawn's rim is no
     darker than what lies beyond it, and where exactly a direction is darkest is noise: such a rim
     is still round (tuning seeds 3800-4199: pawns beside the cap, on a purple source, were missed)."""
-    out = np.zeros(len(prof), bool)
+    out = np.zeros(len(prof), np.intp)
     at = np.flatnonzero(ask)
     if len(at):
         band = prof[at, _R_BAND]  # (points, radii, directions)
         lowest = band.min(axis=1)
         near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
         at_rim = np.where(near_rim, band, np.inf).min(axis=1)
-        out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).all(axis=1)
+        out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
     return out
 
 
@@ -552,7 +580,9 @@ def _median(a: np.ndarray) -> np.ndarray:
 
 
 _TOP_RING = tuple(np.linspace(0.0, 2.0, 3))  # where `_same_colour_rims` reads a top...
-_RIM_RING = tuple(np.linspace(*RIM_RADII_MM, 3))  # ... and its rim
+_RIM_RING = tuple(np.linspace(*RIM_RADII_MM, 3))  # ... and its rim...
+_INNER_RIM_RING = (5.0, 5.5, 6.0)  # ... or its flank just inside, clear of the tile the blur mixes in...
+INNER_RIM_MIN_LUM = 0.2  # ... for a top at least this bright (linear luminance) and not white
 
 
 def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -562,18 +592,51 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
     if len(x) == 0:
         return np.zeros(0, bool)
 
-    def ring(radii: tuple[float, ...]) -> np.ndarray:
-        spokes = _spokes(bgr, k, x, y, radii, READ_PX_PER_MM)
-        return _median(spokes.reshape(len(spokes), -1, 3).astype(np.float32))
+    def ring(radii: tuple[float, ...], at: np.ndarray) -> np.ndarray:
+        return _ring_colour(bgr, k[at], x[at], y[at], radii)
 
-    top, rim = ring(_TOP_RING), ring(_RIM_RING)
-    out = np.empty(len(x), bool)
+    everywhere = np.arange(len(x))
+    top = ring(_TOP_RING, everywhere)
+    out = _shaded_tops(ring(_RIM_RING, everywhere), top, k)
+    # A pawn's outer rim (7.5 mm) is blurred with the tile round it: a clipped pink or a cyan top on
+    # the yellow tile is then too green and not blue enough out there (tuning seeds 4600-4699: six
+    # pawns round the cap or on a source lost so). Its flank 5-6 mm out is still its own colour in
+    # shade. Only a lit coloured top is read so: the print's white (path points, the source's ring)
+    # has white or pale rays 5-6 mm out in many places, and a dark top (a fingertip in the hand's
+    # shade) is as dark as anything 5-6 mm out (4600-4699: ten fingertips taken so, none bright).
+    rest = everywhere[~out]
+    rest = rest[_lit_colour(top[rest])] if len(rest) else rest
+    if len(rest):
+        out[rest] = _shaded_tops(ring(_INNER_RIM_RING, rest), top[rest], k[rest])
+    return out
+
+
+def _shaded_tops(rim: np.ndarray, top: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Per point: whether its rim colour is its top's in shade (k up to 1, no white added)."""
+    if len(k) <= PAIRED_AT_ONCE:  # few: one call (a call's overhead is most of its cost)
+        return np.diagonal(fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0)) < MAX_RIM_RESIDUAL
+    out = np.empty(len(k), bool)
     for t in np.unique(k):
         # Each rim against its own top (the diagonal of every rim under every top), a patch at a
         # time: all against all over the whole frame would grow as its square.
         at = np.flatnonzero(k == t)
         out[at] = np.diagonal(fit_residuals(rim[at], top[at], k_range=(0.0, 1.0), w_max=0.0)) < MAX_RIM_RESIDUAL
     return out
+
+
+PAIRED_AT_ONCE = 48  # points whose rims are fitted to their tops in one call, all against all
+
+
+def _ring_colour(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, radii: tuple[float, ...]) -> np.ndarray:
+    """Per whole-pixel point of the padded stack: the median sRGB BGR (float32) on its spokes at `radii`."""
+    spokes = _spokes(bgr, k, x, y, radii, READ_PX_PER_MM)
+    return _median(spokes.reshape(len(spokes), -1, 3).astype(np.float32))
+
+
+def _lit_colour(top: np.ndarray) -> np.ndarray:
+    """Per top (N, 3 sRGB BGR): whether it is lit (INNER_RIM_MIN_LUM) and not the print's white."""
+    white = fit_residuals(top, np.array([PRINT_WHITE], np.float32))[:, 0] < MAX_COLOUR_RESIDUAL
+    return (_luminance(top) >= INNER_RIM_MIN_LUM) & ~white
 
 
 _PRINT = "print"  # _colour's answer for a top of the tile's own colour
@@ -640,10 +703,13 @@ def find_cap(black_mask: np.ndarray, px_to_mm, ppm: float, patches: list[np.ndar
              tile_centres: list[tuple[float, float]] = ()) -> tuple[float, float] | None:
     """The cap: the black disc of its size in the coarse map (pawns standing on its edge dent it a
     little); else, as the cap is only ever put on a tile, a tile whose middle is covered by it."""
-    return _cap_in_map(black_mask, px_to_mm, ppm) or _cap_on_tiles(patches, tile_centres)
+    return _cap_in_map(black_mask, px_to_mm, ppm, tile_centres) or _cap_on_tiles(patches, tile_centres)
 
 
-def _cap_in_map(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, float] | None:
+def _cap_in_map(black_mask: np.ndarray, px_to_mm, ppm: float, tile_centres=()) -> tuple[float, float] | None:
+    """The black disc of the cap's size in the coarse map; when tiles were found, on one of them
+    only (the cap is only ever put on a tile: a black cup or box of its size beside the layout is
+    not it, tuning seed 4817, whose cap among pawns was then read as two pawns)."""
     k = max(3, int(round(3.0 * ppm)) | 1)
     mask = cv2.morphologyEx(black_mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -653,11 +719,10 @@ def _cap_in_map(black_mask: np.ndarray, px_to_mm, ppm: float) -> tuple[float, fl
         x, y, w, h, a = stats[i]
         err = abs(a / area - 1.0)
         if err < best_err and max(w, h) <= 1.4 * CAP_MM * ppm and min(w, h) >= 0.6 * CAP_MM * ppm:
-            best, best_err = i, err
-    if best is None:
-        return None
-    c = px_to_mm(centroids[best][None])[0]
-    return float(c[0]), float(c[1])
+            c = px_to_mm(centroids[i][None])[0]
+            if not len(tile_centres) or min(math.dist(c, t) for t in tile_centres) <= CAP_ON_TILE_MM:
+                best, best_err = (float(c[0]), float(c[1])), err
+    return best
 
 
 @lru_cache(maxsize=4)

@@ -3,12 +3,16 @@
     .venv/bin/python bench/table_speed.py [--frames 60] [--px-per-mm 2] [--threads N]
 
 Frames come from the simulator (a tilted camera with a real lens, nuisances on) when it is
-available, else from a plain synthetic table. Prints ms per frame, median and p95, for:
-the first lock (search of the whole frame), the whole one-photo table step that every game's
-`detect` pays (`read_table`: lock, warp maps, top-down image, white reference), a locked frame
-(search near the markers only), the top-down warp (one cached remap), the white balance, and
-the whole per-frame step. Times are this process's CPU time (time.process_time), which other
-jobs on a shared machine stretch far less than the wall clock; the load average is printed.
+available, else from a plain synthetic table. Single photos (four renders, each its own light and
+noise) time the first lock (search of the whole frame) and the whole one-photo table step that
+every game's `detect` pays (`read_table`: lock, warp maps, top-down image, white reference).
+The frame loop runs on a simulator sequence (a game in play: pieces change, hands come and go,
+sensor noise in every frame) and times a locked frame (`TableTracker.update`), the same with
+every marker detected again (as when a hand or a change of light touches all four), the
+top-down warp (one cached remap), the white balance, and the whole per-frame step, then each
+game's own per-frame table step at its own search resolution. Times are this process's CPU
+time (time.process_time), which other jobs on a shared machine stretch far less than the wall
+clock; the load average is printed.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from tablecam.calibration.lens import CameraProfile
 from tablecam.calibration.light import white_reference
 from tablecam.calibration.table import find_table
 from tablecam.calibration.topdown import rectify_maps
-from tablecam.calibration.tracker import TableTracker
-from tablecam.vision.table_view import read_table
+from tablecam.calibration.tracker import TableTracker, TrackerSettings
+from tablecam.vision.table_view import TableReader, read_table
 
 RESOLUTION = (2028, 1520)
 
@@ -43,6 +47,20 @@ def simulator_frames(count: int) -> tuple[list[np.ndarray], CameraProfile, str]:
     profile = CameraProfile(tuple(tuple(r) for r in camera.K.tolist()), tuple(camera.dist), RESOLUTION, 0.0)
     return frames, profile, (f"simulator: micropul, tilt {camera.tilt_deg:.0f} deg, "
                              f"height {camera.height_mm:.0f} mm, nuisances on")
+
+
+def simulator_sequence(count: int) -> list[np.ndarray]:
+    """`count` frames of a micropul game in play, as the companion's camera sees them (the camera
+    and nuisances of `simulator_frames`)."""
+    from itertools import islice
+
+    from tablecam.simulator import CameraModel, Nuisances
+    from tablecam.simulator.sequence import sequence
+
+    rng = np.random.default_rng(11)
+    camera = CameraModel.random(rng, resolution=RESOLUTION)
+    nuisances = Nuisances.random(rng)
+    return [f.image for f in islice(sequence("micropul", 11, camera, nuisances), count)]
 
 
 def synthetic_frames(count: int) -> tuple[list[np.ndarray], None, str]:
@@ -82,9 +100,11 @@ def main() -> None:
         cv2.setNumThreads(args.threads)
     try:
         distinct, profile, source = simulator_frames(4)
+        stream = simulator_sequence(args.frames + 1)
     except Exception as exc:  # the simulator is optional for this benchmark
         print(f"(simulator unavailable: {exc}; using a synthetic table)")
         distinct, profile, source = synthetic_frames(4)
+        stream = synthetic_frames(args.frames + 1)[0]
     geometry = TableGeometry()
     print(f"frames {RESOLUTION[0]}x{RESOLUTION[1]} from {source}; OpenCV {cv2.__version__}, "
           f"{cv2.getNumThreads()} threads; top-down image at {args.px_per_mm:g} px/mm")
@@ -110,10 +130,11 @@ def main() -> None:
         maps.append(clock() - t0)
 
     tracker = TableTracker(geometry, profile)
-    tracker.update(distinct[0])
-    locked, warp, light, total = [], [], [], []
-    for i in range(args.frames):
-        frame = distinct[i % len(distinct)]
+    always = TableTracker(geometry, profile, TrackerSettings(patch_change=0.0))
+    tracker.update(stream[0])
+    always.update(stream[0])
+    locked, detected, warp, light, total = [], [], [], [], []
+    for frame in stream[1:]:
         t0 = clock()
         fix = tracker.update(frame)
         t1 = clock()
@@ -122,21 +143,57 @@ def main() -> None:
         ref = white_reference(frame, fix)
         ref.correct(rect.image)
         t3 = clock()
+        always.update(frame)
+        t4 = clock()
         locked.append(t1 - t0)
         warp.append(t2 - t1)
         light.append(t3 - t2)
         total.append(t3 - t0)
+        detected.append(t4 - t3)
         assert not fix.relocked, "the benchmark's table should stay locked"
     h, w = rect.image.shape[:2]
     print(summary("first lock: find_table, whole frame", first_lock))
     print(summary("one photo: read_table (every detect pays it)", one_photo))
     print(summary("warp maps, once per lock", maps))
     print(summary("locked frame: TableTracker.update", locked))
+    print(summary("  the same, every marker detected again", detected))
     print(summary(f"top-down warp {w}x{h}: TableTracker.rectify", warp))
     print(summary("white balance: white_reference + correct", light))
     print(summary("per-frame table step (update + rectify + light)", total))
+    for name, times in games_table_steps(stream, geometry, profile).items():
+        print(summary(name, times))
     print(f"(CPU time of this process; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
           f"on {os.cpu_count()} cores)")
+
+
+def games_table_steps(stream: list[np.ndarray], geometry: TableGeometry, profile) -> dict[str, list[float]]:
+    """Each game's own per-frame table step, as its detector calls it (search resolutions as in
+    tablecam/vision: micropul 1.2 px/mm without margin, ENIX and Stixx `TableReader.view` at
+    0.5 px/mm, Enigmo the lock and the white reference only)."""
+    clock = time.process_time
+    micropul, enigmo = TableTracker(geometry, profile), TableTracker(geometry, profile)
+    enix = TableReader(geometry, profile, 0.5, 20.0)
+    stixx = TableReader(geometry, profile, 0.5, 40.0)
+    names = ("  micropul (update, 1.2 px/mm, light)", "  ENIX TableReader.view (0.5 px/mm)",
+             "  Stixx TableReader.view (0.5 px/mm)", "  Enigmo (update, light)")
+    out: dict[str, list[float]] = {name: [] for name in names}
+    steps = list(out.values())
+    for k, frame in enumerate(stream):
+        t0 = clock()
+        fix = micropul.update(frame)
+        micropul.rectify(frame, fix, 1.2, 0.0)
+        white_reference(frame, fix)
+        t1 = clock()
+        enix.view(frame)
+        t2 = clock()
+        stixx.view(frame)
+        t3 = clock()
+        white_reference(frame, enigmo.update(frame))
+        t4 = clock()
+        if k:  # the first frame locks
+            for times, t in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+                times.append(t)
+    return out
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from tablecam.calibration.geometry import ARUCO_DICTIONARY, MARKER_IDS
+from tablecam.calibration.geometry import ARUCO_DICTIONARY, MARKER_IDS, TableGeometry
 
 # Long side of the reduced image for a search of the whole frame. 2028x1520 -> 1024x767.
 FULL_SEARCH_LONG_SIDE = 1024
@@ -23,6 +24,9 @@ DETECTION_SIDE_PX = 48.0
 # real detection only in windows around them (see MarkerFinder._detect_in_windows); below this
 # long side (px) the rough look costs about as much as it saves.
 STAGED_FROM_LONG_SIDE = 600
+# How far (marker sides) around the place the other three markers predict a whole-frame search
+# looks for the one marker its rough look missed.
+FOURTH_MARKER_REACH = 3.0
 
 
 @dataclass(frozen=True)
@@ -49,10 +53,15 @@ class Sightings:
 
 
 class MarkerFinder:
-    """An ArUco detector for the table markers. Holds OpenCV detector objects only (no frame state)."""
+    """An ArUco detector for the table markers. Holds OpenCV detector objects only (no frame state).
 
-    def __init__(self, dictionary: str = ARUCO_DICTIONARY, ids: Iterable[int] = MARKER_IDS) -> None:
+    With the table's `geometry` (markers `MARKER_IDS` at its corners), a whole-frame search that
+    roughly saw three markers looks for the fourth where they put it instead of everywhere."""
+
+    def __init__(self, dictionary: str = ARUCO_DICTIONARY, ids: Iterable[int] = MARKER_IDS,
+                 geometry: TableGeometry | None = None) -> None:
         self.ids = tuple(ids)
+        self.geometry = geometry if sorted(self.ids) == sorted(MARKER_IDS) else None
         aruco_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine at full resolution
@@ -76,12 +85,22 @@ class MarkerFinder:
         self._rough = cv2.aruco.ArucoDetector(aruco_dict, rough)
         self._bits = {m: marker_bits(m, dictionary) for m in self.ids}
 
-    def find_all(self, grey: np.ndarray, long_side: int = FULL_SEARCH_LONG_SIDE) -> Sightings:
-        """Searches the whole frame, reduced so its long side is at most `long_side` px."""
+    def find_all(self, grey: np.ndarray, long_side: int = FULL_SEARCH_LONG_SIDE,
+                 near: Sightings | None = None) -> Sightings:
+        """Searches the whole frame, reduced so its long side is at most `long_side` px.
+
+        `near`: what a search of this frame at a smaller size found (at least three markers, no
+        duplicate). At full size (the second try, for markers too small at the reduced size) the
+        detector then runs in windows around them and where they put the missing one, which
+        gives what a search of the whole frame gives; only if the missing one is not there (it
+        is covered) is the whole frame searched. Without `near`, the rough look at half the full
+        size would cost about as much as it saves after a covered marker."""
         scale = min(1.0, long_side / max(grey.shape))
-        # At full size (the second try, for markers too small at the reduced size) the rough look
-        # would be as large as the search it saves, and that try mostly comes after a covered marker.
-        found = self._detect(grey, scale, staged=scale < 1.0)
+        found = None
+        if scale >= 1.0 and near is not None and len(near.markers) >= 3 and not near.duplicates:
+            found = self._detect_in_windows(grey, [(m, s.corners) for m, s in near.markers.items()])
+        if found is None:
+            found = self._detect(grey, scale, staged=scale < 1.0)
         return self._keep([(mid, refine_corners(grey, c)) for mid, c in found if mid in self.ids])
 
     def find_near(self, image: np.ndarray, expected: Mapping[int, np.ndarray], pad_sides: float = 1.0) -> Sightings:
@@ -145,10 +164,13 @@ class MarkerFinder:
         # Pixel centres: x_full + 0.5 = (x_small + 0.5) * s.
         return [(mid, (c.astype(np.float64) + 0.5) * (sx, sy) - 0.5) for mid, c in found]
 
-    def _detect_in_windows(self, small: np.ndarray) -> list[tuple[int, np.ndarray]] | None:
+    def _detect_in_windows(self, small: np.ndarray, places: list[tuple[int, np.ndarray]] | None = None
+                           ) -> list[tuple[int, np.ndarray]] | None:
         """What the detector finds in all of `small`, got by detecting only in a window around each
-        marker that a rough look at half the resolution saw; None (search everything) unless that
-        look saw each table marker once and the detector confirms every one in its window.
+        marker that a rough look at half the resolution saw (or at the given `places`, corners in
+        `small`'s pixels); None (search everything) unless that look saw each table marker once
+        (or all but one, found where the others put it) and the detector confirms every one in
+        its window.
 
         ArUco's work grows with the texture of the whole picture (every contour of the pieces and
         the table top is a candidate); in a window it sees the same pixels around the marker,
@@ -156,15 +178,24 @@ class MarkerFinder:
         are the very ones a search of the whole image gives. Only the size limits are relative to
         the image, so each window's are rescaled to stay the same in pixels."""
         h, w = small.shape[:2]
-        if max(h, w) < STAGED_FROM_LONG_SIDE:
+        if places is not None:
+            rough = [(mid, np.asarray(c, dtype=np.float64)) for mid, c in places if mid in self.ids]
+        elif max(h, w) < STAGED_FROM_LONG_SIDE:
             return None
-        rough_image = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        rough = [(mid, c) for mid, c in _markers(self._rough, rough_image) if mid in self.ids]
+        else:
+            rough_image = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+            scale = (w / rough_image.shape[1], h / rough_image.shape[0])
+            rough = [(mid, (c.astype(np.float64) + 0.5) * scale - 0.5)
+                     for mid, c in _markers(self._rough, rough_image) if mid in self.ids]
         if sorted(mid for mid, _ in rough) != sorted(self.ids):
-            return None  # a marker not seen (or seen twice) roughly: only the full search can tell
+            # The smallest (farthest) marker is the one the rough look misses: look for it where
+            # the other three put it, and confirm it like the others below.
+            fourth = self._fourth_marker(small, rough)
+            if fourth is None:
+                return None  # a marker not seen (or seen twice) roughly: only the full search can tell
+            rough.append(fourth)
         out = []
         for mid, c in rough:
-            c = (c.astype(np.float64) + 0.5) * (w / rough_image.shape[1], h / rough_image.shape[0]) - 0.5
             side = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
             # A whole side of margin: the quiet zone's own outline (a cell outside) must be seen
             # as it is in the whole image, and the threshold windows (up to 23 px) stay clear of the edge.
@@ -181,6 +212,32 @@ class MarkerFinder:
                 return None
             out += mine
         return out
+
+    def _fourth_marker(self, small: np.ndarray, three: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray] | None:
+        """The one table marker the rough look missed (the smallest, farthest one), found by the
+        detector in a window where the other three put it; None unless the finder knows the
+        table's layout, exactly three distinct markers were seen, and the missing one shows once."""
+        seen = dict(three)
+        missing = [m for m in self.ids if m not in seen]
+        if self.geometry is None or len(three) != 3 or len(seen) != 3 or len(missing) != 1:
+            return None
+        guess = _guess_marker(seen, missing[0], self.geometry)
+        if guess is None:
+            return None
+        side = float(np.mean(np.linalg.norm(guess - np.roll(guess, -1, axis=0), axis=1)))
+        # The guess ignores the lens and rests on rough corners: off by up to 1.3 marker sides on
+        # simulator frames. Whatever is found is then confirmed in its own window like the others.
+        pad = FOURTH_MARKER_REACH * side + 12.0
+        h, w = small.shape[:2]
+        x0, y0 = np.floor(guess.min(axis=0) - pad).astype(int)
+        x1, y1 = np.ceil(guess.max(axis=0) + pad).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return None
+        window = small[y0:y1, x0:x1]
+        found = [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
+                 if m == missing[0]]
+        return (missing[0], found[0].astype(np.float64)) if len(found) == 1 else None
 
     def _window_detector(self, image_long_side: int, window_long_side: int):
         """The detector with its perimeter limits (fractions of the image's long side) rescaled
@@ -205,6 +262,31 @@ class MarkerFinder:
         duplicates = tuple(sorted(mid for mid, cs in by_id.items() if len(cs) > 1))
         markers = {mid: MarkerSighting(mid, cs[0]) for mid, cs in sorted(by_id.items()) if len(cs) == 1}
         return Sightings(markers, duplicates)
+
+
+def _guess_marker(seen: Mapping[int, np.ndarray], missing: int, geometry: TableGeometry) -> np.ndarray | None:
+    """Where marker `missing`'s corners should be, from the other markers' corners (a homography
+    through their 12 corners; each marker's corners are matched to the table's by where an
+    affine map through the centres puts them, so a marker stuck down turned is no trouble)."""
+    ids = sorted(seen)
+    centres_px = np.float32([quad_centre(seen[m]) for m in ids])
+    centres_mm = np.float32([geometry.marker_centre(m) for m in ids])
+    affine = cv2.getAffineTransform(centres_mm[:3], centres_px[:3])
+    if not np.isfinite(affine).all():
+        return None
+    src, dst = [], []
+    for m in ids:
+        mm = np.array(geometry.marker_corners(m), dtype=np.float64)
+        where = mm @ affine[:, :2].T + affine[:, 2]
+        px = np.asarray(seen[m], dtype=np.float64)
+        turn = min(range(4), key=lambda r: float(np.sum((np.roll(px, -r, axis=0) - where) ** 2)))
+        src.append(mm)
+        dst.append(np.roll(px, -turn, axis=0))
+    H, _ = cv2.findHomography(np.concatenate(src), np.concatenate(dst), 0)
+    if H is None or not np.isfinite(H).all():
+        return None
+    corners = np.array(geometry.marker_corners(missing), dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(corners, H).reshape(4, 2)
 
 
 def _reduced(grey: np.ndarray, scale: float) -> np.ndarray:
@@ -260,8 +342,8 @@ def fit_edges(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
         lines = _edge_lines(image, refined)
         if lines is None:
             return None
-        new = np.array([_intersect(lines[k - 1], lines[k]) for k in range(4)])
-        if not np.isfinite(new).all():
+        new = _corners_of(lines)
+        if new is None or not np.isfinite(new).all():
             return None
         refined = new
     refined = refined + offset
@@ -294,43 +376,33 @@ def shows_marker(grey: np.ndarray, corners: np.ndarray, bits: np.ndarray, max_er
     return any(int(np.count_nonzero(seen != np.rot90(bits, r))) <= max_errors for r in range(4))
 
 
-def _edge_lines(image: np.ndarray, quad: np.ndarray):
-    """(point, direction) of the ink-to-paper edge near each side k -> k+1 of `quad`, or None
-    when one of them is not clear. The four sides' profiles are sampled in one remap (a call per
-    side cost more in Python than the sampling itself)."""
-    centre = quad.mean(axis=0)
-    sides = []
-    for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        d = b - a
-        length = float(np.hypot(*d))
-        if length < 8:
-            return None
-        t = d / length
-        n = np.array([t[1], -t[0]])
-        if np.dot((a + b) / 2 - centre, n) < 0:
-            n = -n  # outward, from ink to paper
-        cell = length / 6
-        reach = float(np.clip(0.45 * cell, 1.5, 6.0))  # stay inside the one-cell black border
-        offsets = np.linspace(-reach, reach, int(np.ceil(reach * 8)) * 2 + 1)
-        count = int(np.clip(length / 2.5, 6, 40))
-        along = np.linspace(0.15, 0.85, count)  # away from the rounded corners
-        base = a[None, :] + along[:, None] * d[None, :]
-        sides.append((n, offsets, count, base))
-    # One table of profiles, a row per sample point along a side (across it, at `offsets`):
-    # shorter sides are padded with copies of their last column, which change none of the
-    # per-row tests below.
-    width = max(len(side[1]) for side in sides)
-    map_x = np.empty((sum(side[2] for side in sides), width), np.float32)
-    map_y = np.empty_like(map_x)
-    first = 0
-    for n, offsets, count, base in sides:
-        rows = slice(first, first + count)
-        map_x[rows, :len(offsets)] = base[:, 0:1] + offsets[None, :] * n[0]
-        map_y[rows, :len(offsets)] = base[:, 1:2] + offsets[None, :] * n[1]
-        map_x[rows, len(offsets):] = map_x[rows, len(offsets) - 1:len(offsets)]
-        map_y[rows, len(offsets):] = map_y[rows, len(offsets) - 1:len(offsets)]
-        first += count
+def _edge_lines(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(points (4, 2), unit directions (4, 2)) of the ink-to-paper edge near each side k -> k+1
+    of `quad`, or None when one of them is not clear. All four sides are worked on at once (their
+    profiles are sampled in one remap): a numpy call per side cost more than its sums."""
+    a = np.asarray(quad, dtype=np.float64)
+    b = a[_NEXT]
+    d = b - a
+    length = np.hypot(d[:, 0], d[:, 1])
+    if (length < 8).any():
+        return None
+    n = d[:, ::-1] / length[:, None]  # (t_y, t_x) of the unit tangent t: made (t_y, -t_x), then outward
+    n[:, 1] = -n[:, 1]
+    n *= np.where(np.sum(((a + b) / 2 - a.mean(axis=0)) * n, axis=1) >= 0, 1.0, -1.0)[:, None]  # ink to paper
+    reach = np.clip(0.45 * (length / 6), 1.5, 6.0)  # stay inside the one-cell black border (0.45 of a cell)
+    steps = np.ceil(reach * 8).astype(int) * 2 + 1
+    counts = np.clip(length / 2.5, 6, 40).astype(int)
+    # Offsets across each side (np.linspace(-reach, reach, steps), row by row, in its own
+    # arithmetic), padded to a common width with their last value: a padded column repeats the
+    # last sample, which changes none of the per-row tests below.
+    width = int(steps.max())
+    offsets = np.arange(width, dtype=np.float64)[None, :] * ((2 * reach) / (steps - 1))[:, None] - reach[:, None]
+    offsets[np.arange(width)[None, :] >= (steps - 1)[:, None]] = np.repeat(reach, width - steps + 1)
+    side = np.repeat(np.arange(4), counts)  # the side of each sample row
+    along = np.concatenate([_along(int(c)) for c in counts])  # away from the rounded corners
+    base = a[side] + along[:, None] * d[side]
+    map_x = (base[:, 0:1] + offsets[side] * n[side, 0:1]).astype(np.float32)
+    map_y = (base[:, 1:2] + offsets[side] * n[side, 1:2]).astype(np.float32)
     profiles = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     lo, hi = profiles.min(axis=1), profiles.max(axis=1)
     mid = (lo + hi) / 2
@@ -338,34 +410,48 @@ def _edge_lines(image: np.ndarray, quad: np.ndarray):
     j = np.argmax(above, axis=1)  # first sample on the paper side of half-way
     # A clean edge: ink then paper, crossing half-way once (a bit or a speck would cross again).
     ok = (hi - lo >= 20) & (j > 0) & (above.sum(axis=1) == above.shape[1] - j)
-    lines = []
-    first = 0
-    for n, offsets, count, base in sides:
-        part = slice(first, first + count)
-        first += count
-        if np.count_nonzero(ok[part]) < max(4, count // 3):
-            return None
-        rows = np.nonzero(ok[part])[0]
-        jj = j[part][rows]
-        side_profiles = profiles[part]
-        before, after = side_profiles[rows, jj - 1], side_profiles[rows, jj]
-        frac = (mid[part][rows] - before) / np.maximum(after - before, 1e-6)
-        s = offsets[jj - 1] + frac * (offsets[jj] - offsets[jj - 1])
-        pts = base[rows] + s[:, None] * n[None, :]
-        mean = pts.mean(axis=0)
-        _, _, vt = np.linalg.svd(pts - mean)
-        lines.append((mean, vt[0]))
-    return lines
+    good = np.bincount(side[ok], minlength=4)
+    if (good < np.maximum(4, counts // 3)).any():
+        return None
+    rows = np.nonzero(ok)[0]
+    jj, sr = j[rows], side[rows]
+    before, after = profiles[rows, jj - 1], profiles[rows, jj]
+    frac = (mid[rows] - before) / np.maximum(after - before, 1e-6)
+    s = offsets[sr, jj - 1] + frac * (offsets[sr, jj] - offsets[sr, jj - 1])
+    pts = base[rows] + s[:, None] * n[sr]
+    # Total least squares per side: the line through the points' mean along the main axis of
+    # their scatter (np.linalg.svd side by side: a closed form would differ in the last bits, and
+    # the readings downstream are meant to stay the very same).
+    points, directions = np.empty((4, 2)), np.empty((4, 2))
+    for k in range(4):
+        mine = pts[sr == k]
+        points[k] = mine.mean(axis=0)
+        directions[k] = np.linalg.svd(mine - points[k])[2][0]
+    return points, directions
 
 
-def _intersect(l1, l2) -> np.ndarray:
-    (p1, d1), (p2, d2) = l1, l2
-    m = np.array([d1, -d2]).T
+@lru_cache(maxsize=64)
+def _along(count: int) -> np.ndarray:
+    out = np.linspace(0.15, 0.85, count)
+    out.flags.writeable = False
+    return out
+
+
+_NEXT = np.array([1, 2, 3, 0])
+_PREVIOUS = np.array([3, 0, 1, 2])
+
+
+def _corners_of(lines: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """Where each side's line crosses the previous side's (corner k lies on sides k-1 and k), or
+    None when two neighbouring sides are parallel."""
+    p2, d2 = lines
+    p1, d1 = p2[_PREVIOUS], d2[_PREVIOUS]
+    m = np.stack([d1, -d2], axis=2)  # per corner, the columns d1 and -d2
     # Parallel lines (unit directions): the determinant written out, not LAPACK's (a call costs more).
-    if abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]) < 1e-9:
-        return np.array([np.nan, np.nan])
-    s = np.linalg.solve(m, p2 - p1)
-    return p1 + s[0] * d1
+    if (np.abs(m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]) < 1e-9).any():
+        return None
+    s = np.linalg.solve(m, (p2 - p1)[:, :, None])[:, :, 0]
+    return p1 + s[:, 0:1] * d1
 
 
 def _grey(image: np.ndarray) -> np.ndarray:

@@ -103,10 +103,10 @@ def find_table(image: np.ndarray, geometry: TableGeometry = TableGeometry(), pro
     """
     image = check_frame(image)
     grey = to_grey(image)
-    finder = finder or MarkerFinder()
+    finder = finder or MarkerFinder(geometry=geometry)
     sightings = finder.find_all(grey)
     if len(sightings.markers) < len(MARKER_IDS):
-        full = finder.find_all(grey, long_side=max(grey.shape))  # small or far markers: try full size
+        full = finder.find_all(grey, long_side=max(grey.shape), near=sightings)  # small or far markers: full size
         if len(full.markers) > len(sightings.markers):
             sightings = full
     return fit_table(sightings, geometry, profile, (grey.shape[1], grey.shape[0]))
@@ -177,15 +177,17 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
 def marker_sighting_errors_mm(fix: TableFix, sightings: Mapping[int, MarkerSighting]) -> dict[int, float]:
     """How far (mm) each sighted marker's centre lies from where `fix` last saw it (or, for a marker
     the fix never saw, from where the settings put it)."""
-    out = {}
-    for m, s in sightings.items():
-        now = fix.image_to_table(s.centre[None])[0]
-        if m in fix.marker_corners_px:
-            then = fix.image_to_table(quad_centre(fix.marker_corners_px[m])[None])[0]
-        else:
-            then = np.array(fix.geometry.marker_centre(m))
-        out[m] = float(np.linalg.norm(now - then))
-    return out
+    ids = list(sightings)
+    if not ids:
+        return {}
+    # All centres through the lens at once: each point is undistorted on its own, so this is the
+    # same as a call per point, without the calls.
+    now = fix.image_to_table(np.array([sightings[m].centre for m in ids]))
+    known = [m for m in ids if m in fix.marker_corners_px]
+    then_known = fix.image_to_table(np.array([quad_centre(fix.marker_corners_px[m]) for m in known])) if known else []
+    then = dict(zip(known, then_known))
+    return {m: float(np.linalg.norm(now[k] - (then[m] if m in then else np.array(fix.geometry.marker_centre(m)))))
+            for k, m in enumerate(ids)}
 
 
 def undistort_pixels(points: np.ndarray, profile: CameraProfile | None) -> np.ndarray:

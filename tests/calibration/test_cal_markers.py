@@ -53,3 +53,57 @@ def test_the_search_in_windows_finds_the_very_corners_a_search_of_the_whole_fram
     # The windows were really searched (the test above compares something) on the open table.
     small = cv2.resize(cv2.cvtColor(view(BIG), cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     assert sorted(mid for mid, _ in MarkerFinder()._detect_in_windows(small)) == [0, 1, 2, 3]
+
+
+def test_a_marker_the_rough_look_misses_is_found_where_the_other_three_put_it(monkeypatch):
+    """The farthest marker is the one a rough look at quarter size misses; with the table's layout
+    the search looks for it where the other three put it, and gets the corners of a whole-image search."""
+    import tablecam.calibration.markers as markers
+    from tablecam.calibration.geometry import TableGeometry
+
+    scene = replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0))
+    grey = cv2.cvtColor(view(scene), cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    whole = dict(markers._markers(MarkerFinder()._detector, small))
+    real = markers._markers
+    for missed in (0, 2):
+        finder, plain = MarkerFinder(geometry=TableGeometry()), MarkerFinder()
+
+        def rough_misses_one(detector, image):
+            found = real(detector, image)
+            return [(m, c) for m, c in found if m != missed] if detector in (finder._rough, plain._rough) else found
+
+        with monkeypatch.context() as m:
+            m.setattr(markers, "_markers", rough_misses_one)
+            staged = finder._detect_in_windows(small)
+            assert plain._detect_in_windows(small) is None  # without the layout: search everything
+        assert staged is not None and sorted(mid for mid, _ in staged) == [0, 1, 2, 3]
+        for mid, c in staged:
+            assert np.array_equal(c, whole[mid])
+
+
+def test_the_full_size_retry_searches_around_what_the_reduced_search_found(monkeypatch):
+    """The second, full-size try (a marker too small at 1024 px) detects in windows around the
+    markers the first try found and where they put the missing one: the corners of a search of
+    the whole frame, without searching the whole frame."""
+    import tablecam.calibration.markers as markers
+    from tablecam.calibration.geometry import TableGeometry
+
+    grey = cv2.cvtColor(view(replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0))), cv2.COLOR_BGR2GRAY)
+    finder = MarkerFinder(geometry=TableGeometry())
+    first = finder.find_all(grey)
+    near = markers.Sightings({m: s for m, s in first.markers.items() if m != 1})  # as if 1 were too small
+    whole = finder.find_all(grey, long_side=max(grey.shape))
+    shapes = []
+    real = markers._markers
+
+    def counting(detector, image):
+        shapes.append(image.shape)
+        return real(detector, image)
+
+    monkeypatch.setattr(markers, "_markers", counting)
+    retry = finder.find_all(grey, long_side=max(grey.shape), near=near)
+    assert sorted(retry.markers) == sorted(whole.markers) == [0, 1, 2, 3]
+    for m in whole.markers:
+        assert np.array_equal(retry.markers[m].corners, whole.markers[m].corners)
+    assert shapes and grey.shape not in shapes  # only windows were searched

@@ -199,12 +199,10 @@ class MarkerFinder:
             side = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
             # A whole side of margin: the quiet zone's own outline (a cell outside) must be seen
             # as it is in the whole image, and the threshold windows (up to 23 px) stay clear of the edge.
-            pad = side + 12.0
-            x0, y0 = np.floor(c.min(axis=0) - pad).astype(int)
-            x1, y1 = np.ceil(c.max(axis=0) + pad).astype(int)
-            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-            if x1 - x0 < 16 or y1 - y0 < 16:
+            box = _window_box(c, side + 12.0, (h, w))
+            if box is None:
                 return None
+            x0, y0, x1, y1 = box
             window = small[y0:y1, x0:x1]
             mine = [(m, k + (x0, y0)) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
                     if m == mid]
@@ -227,13 +225,11 @@ class MarkerFinder:
         side = float(np.mean(np.linalg.norm(guess - np.roll(guess, -1, axis=0), axis=1)))
         # The guess ignores the lens and rests on rough corners: off by up to 1.3 marker sides on
         # simulator frames. Whatever is found is then confirmed in its own window like the others.
-        pad = FOURTH_MARKER_REACH * side + 12.0
         h, w = small.shape[:2]
-        x0, y0 = np.floor(guess.min(axis=0) - pad).astype(int)
-        x1, y1 = np.ceil(guess.max(axis=0) + pad).astype(int)
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-        if x1 - x0 < 16 or y1 - y0 < 16:
+        box = _window_box(guess, FOURTH_MARKER_REACH * side + 12.0, (h, w))
+        if box is None:
             return None
+        x0, y0, x1, y1 = box
         window = small[y0:y1, x0:x1]
         found = [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
                  if m == missing[0]]
@@ -262,6 +258,18 @@ class MarkerFinder:
         duplicates = tuple(sorted(mid for mid, cs in by_id.items() if len(cs) > 1))
         markers = {mid: MarkerSighting(mid, cs[0]) for mid, cs in sorted(by_id.items()) if len(cs) == 1}
         return Sightings(markers, duplicates)
+
+
+def _window_box(corners: np.ndarray, pad: float, shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1) round `corners` grown by `pad` px and clipped to an image of
+    `shape` (h, w); None when what is left is too small (under 16 px) to search."""
+    h, w = shape
+    x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
 
 
 def _guess_marker(seen: Mapping[int, np.ndarray], missing: int, geometry: TableGeometry) -> np.ndarray | None:

@@ -198,12 +198,16 @@ def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # print feature next to a pawn can outscore it without being one).
     k = max(3, int(round(PEAK_MM * ppm)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    ys, xs = zip(*(np.nonzero((sc >= cv2.dilate(sc, kernel)) & (sc > MIN_SCORE)) for sc in (score, dark_disc)))
-    xs, ys = np.concatenate(xs), np.concatenate(ys)
+    # Peaks are kept only `margin` inside the patch (its rim must be in it): they are looked for
+    # there alone, the dilation on that window and the kernel's reach round it (the same maxima).
     h, w = lum.shape
     margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
-    inside = (xs >= margin) & (xs < w - margin) & (ys >= margin) & (ys < h - margin)
-    return xs[inside], ys[inside]
+    r = k // 2
+    inner = (slice(margin, h - margin), slice(margin, w - margin))
+    around = (slice(margin - r, h - margin + r), slice(margin - r, w - margin + r))
+    ys, xs = zip(*(np.nonzero((sc[inner] >= cv2.dilate(sc[around], kernel)[r:-r, r:-r]) & (sc[inner] > MIN_SCORE))
+                   for sc in (score, dark_disc)))
+    return np.concatenate(xs) + margin, np.concatenate(ys) + margin
 
 
 def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
@@ -358,9 +362,9 @@ def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) ->
     against the source's white."""
     spokes = _spokes(bgr, k, x, y, (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)  # (points, radii, dirs, 3)
     n = len(spokes)
-    top = np.median(spokes[:, :3].reshape(n, -1, 3).astype(np.float32), axis=1)
+    top = _median(spokes[:, :3].reshape(n, -1, 3).astype(np.float32))  # (np.median's values, less overhead)
     white = fit_residuals(top, np.array([PRINT_WHITE], np.float32))[:, 0] < MAX_COLOUR_RESIDUAL
-    beyond = np.median(spokes[:, 3:].astype(np.float32), axis=1)  # (points, directions, 3)
+    beyond = _median(spokes[:, 3:].astype(np.float32))  # (points, directions, 3)
     # Each point's twelve directions against its own top (the diagonal of all against all: a few
     # domes a frame reach this far).
     res = fit_residuals(beyond.reshape(-1, 3), top, k_range=(0.3, 1.5), w_max=0.0).reshape(n, -1, n)
@@ -487,7 +491,7 @@ def _near_dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
     radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
     prof = _spokes(lum, k, x, y, tuple(radii), READ_PX_PER_MM)
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
-    rim_dirs = prof[:, radii >= RIM_RADII_MM[0]].mean(axis=1)
+    rim_dirs = _mean_over_radii(prof[:, radii >= RIM_RADII_MM[0]])
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
     slack = np.where(top >= CLIPPED_TOP, slack + clipped_slack, slack)
     return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
@@ -509,7 +513,7 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     n = len(prof)
     # Slices of the radii (views, not copies: _RADII rise by 0.5 mm from 0).
     top = prof[:, _R_TOP].reshape(n, -1).mean(axis=1)
-    rim_dirs = prof[:, _R_RIM].mean(axis=1)
+    rim_dirs = _mean_over_radii(prof[:, _R_RIM])
     rim = _median(rim_dirs)
     mid = prof[:, _R_MID].reshape(n, -1).mean(axis=1)
     far = prof[:, _R_FAR]
@@ -529,7 +533,7 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     # (`_refined` checks its colour; print's white and fingertips come that close too).
     one_short = coloured & ~round_ok & (floor < len(_ANGLES)) & (floor >= len(_ANGLES) - SHORT_OF_ROUND)
     coloured &= round_ok | (floor >= len(_ANGLES) - SHORT_OF_ROUND)
-    far_max = far.max(axis=1)
+    far_max = _extreme_over_radii(far, np.maximum)
     bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
     body = prof[:, _R_BODY].reshape(n, -1).mean(axis=1)
@@ -553,10 +557,30 @@ def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, 
     at = np.flatnonzero(ask)
     if len(at):
         band = prof[at, _R_BAND]  # (points, radii, directions)
-        lowest = band.min(axis=1)
+        lowest = _extreme_over_radii(band, np.minimum)
         near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
-        at_rim = np.where(near_rim, band, np.inf).min(axis=1)
+        at_rim = _extreme_over_radii(np.where(near_rim, band, np.inf), np.minimum)
         out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
+    return out
+
+
+# numpy 2.4's reductions over a short axis cost far more than the operations they make (see
+# piece_colours._sum3); the profiles here are (points, radii, directions) with a few radii, so
+# the reductions over the radii are written out: the very same values, in the same order.
+def _mean_over_radii(a: np.ndarray) -> np.ndarray:
+    """a.mean(axis=1) of a (points, radii, ...) float32 array: numpy adds over a middle axis one
+    radius after another, then divides by the count (an intp, so in float64, cast back)."""
+    total = a[:, 0] + a[:, 1]
+    for i in range(2, a.shape[1]):
+        total += a[:, i]
+    return np.true_divide(total, np.intp(a.shape[1]), out=total, casting="unsafe")
+
+
+def _extreme_over_radii(a: np.ndarray, pick=np.maximum) -> np.ndarray:
+    """a.max(axis=1) (pick=np.maximum) or a.min(axis=1) (np.minimum) of a (points, radii, ...) array."""
+    out = pick(a[:, 0], a[:, 1])
+    for i in range(2, a.shape[1]):
+        pick(out, a[:, i], out=out)
     return out
 
 
@@ -742,15 +766,30 @@ def _cap_on_tiles(patches: list[np.ndarray], tile_centres) -> tuple[float, float
     under a hand); its centre is that grey's centroid near the tile's centre."""
     best, best_share = None, CAP_SHARE_MIN
     for centre, patch in zip(tile_centres, patches):
-        r = _patch_radii(patch.shape[0])
-        near = r < CAP_MM / 2 + 4.0
-        near[1::2, :] = False  # every other row and column: plenty for a 34 mm disc, a quarter the work
-        near[:, 1::2] = False
-        p = patch[near].astype(np.float32)
-        hi, lo = p.max(axis=1), p.min(axis=1)
+        ys, xs, core = _cap_pixels(patch.shape[0])
+        p = patch[ys, xs]
+        # The channels' spread and brightest, written out (a 3-long max/min axis costs numpy ~20x:
+        # see piece_colours._sum3); uint8 max and min are exact, the float32 test as before.
+        hi = np.maximum(np.maximum(p[:, 0], p[:, 1]), p[:, 2]).astype(np.float32)
+        lo = np.minimum(np.minimum(p[:, 0], p[:, 1]), p[:, 2]).astype(np.float32)
         grey = ((hi - lo) < CAP_MAX_CHROMA * np.maximum(hi, 1.0)) & (hi < CAP_MAX_SRGB)
-        share = float(grey[r[near] < CAP_CORE_MM].mean())
+        share = float(grey[core].mean())
         if share > best_share:
-            ys, xs = np.nonzero(near)
             best, best_share = _patch_to_mm(centre, float(xs[grey].mean()), float(ys[grey].mean()), 0.0), share
     return best
+
+
+@lru_cache(maxsize=4)
+def _cap_pixels(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels `_cap_on_tiles` reads of an n x n patch (y, x, in row order) - those near its
+    centre, every other row and column (plenty for a 34 mm disc, a quarter the work) - and which
+    of them are in the cap's core."""
+    r = _patch_radii(n)
+    near = r < CAP_MM / 2 + 4.0
+    near[1::2, :] = False
+    near[:, 1::2] = False
+    ys, xs = np.nonzero(near)
+    core = r[near] < CAP_CORE_MM
+    for a in (ys, xs, core):
+        a.setflags(write=False)  # shared between calls
+    return ys, xs, core

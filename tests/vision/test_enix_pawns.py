@@ -278,3 +278,34 @@ def test_only_a_lit_top_not_the_prints_white_is_a_lit_colour(top_bgr, lit):
     from tablecam.vision.enix_pawns import _lit_colour
 
     assert bool(_lit_colour(np.array([top_bgr], np.float32))[0]) is lit
+
+
+# --- the shortcuts for numpy's slow short-axis reductions -----------------------------------------
+@pytest.mark.parametrize("radii", [2, 3, 5, 13])
+def test_the_written_out_reductions_over_the_radii_are_numpys_own(radii):
+    """_mean_over_radii, _extreme_over_radii: the very values numpy's mean, max and min over axis 1
+    give (same additions in the same order, same division), on views and copies of a profile."""
+    from tablecam.vision.enix_pawns import _extreme_over_radii, _mean_over_radii
+
+    rng = np.random.default_rng(radii)
+    prof = (rng.random((257, 21, 12)) ** 3).astype(np.float32)  # skewed: many tiny, a few large values
+    prof[::5, :, 3] = np.float32(1 / 3)  # ties and values that do not add exactly
+    for part in (prof[:, 4:4 + radii], prof[:, [1, 3, 4, 8, 9, 10, 15, 16, 17, 18, 19, 20, 2][:radii]]):
+        mean = _mean_over_radii(part)
+        assert mean.dtype == part.mean(axis=1).dtype and np.array_equal(mean, part.mean(axis=1))
+        assert np.array_equal(_extreme_over_radii(part, np.maximum), part.max(axis=1))
+        assert np.array_equal(_extreme_over_radii(part, np.minimum), part.min(axis=1))
+    with_inf = np.where(prof[:, :radii] > 0.5, np.inf, prof[:, :radii])
+    assert np.array_equal(_extreme_over_radii(with_inf, np.minimum), with_inf.min(axis=1))
+
+
+def test_the_cap_is_read_from_every_other_pixel_near_the_middle_in_row_order():
+    """_cap_pixels: the pixels within 21 mm of the patch's middle on even rows and columns, as
+    np.nonzero lists them, and the core's among them."""
+    from tablecam.vision.enix_pawns import CAP_CORE_MM, CAP_MM, _cap_pixels, _patch_radii
+
+    r = _patch_radii(184)
+    near = (r < CAP_MM / 2 + 4.0) & (np.arange(184)[:, None] % 2 == 0) & (np.arange(184)[None, :] % 2 == 0)
+    ys, xs, core = _cap_pixels(184)
+    assert np.array_equal(ys, np.nonzero(near)[0]) and np.array_equal(xs, np.nonzero(near)[1])
+    assert np.array_equal(core, r[near] < CAP_CORE_MM) and 0 < core.sum() < len(core)

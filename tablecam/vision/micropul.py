@@ -928,13 +928,18 @@ def _stone_bearing(stone_cells: list, search: "_Search") -> dict:
 # as coloured, and its edge over a blank quadrant read as a catalyst (seeds 5027, 5035: 0.0106-0.0107,
 # the tile's other quadrants 0.001-0.003). Of the 2000 tiles read right on seeds 5000-5134 one had
 # a quadrant above 0.009, its next quadrant close behind.
+def _visible_errors(r: FaceReading, visible: np.ndarray) -> np.ndarray:
+    """The fit errors of a tile's visible quadrants, smallest first."""
+    return np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+
+
 ODD_QUADRANT_ERROR = 0.75 * MAX_QUADRANT_ERROR
 ODD_QUADRANT_RATIO = 3.0
 
 
 def _odd_quadrant(r: FaceReading, visible: np.ndarray) -> bool:
     """One visible quadrant fits far worse than the tile's others (see ODD_QUADRANT_ERROR)."""
-    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    errors = _visible_errors(r, visible)
     return len(errors) >= 2 and errors[-1] > ODD_QUADRANT_ERROR and errors[-1] > ODD_QUADRANT_RATIO * errors[-2]
 
 
@@ -950,14 +955,14 @@ LOOSE_MARGIN = 10.0
 def _loose_quadrants(r: FaceReading, visible: np.ndarray, least_margin: float) -> bool:
     """Three visible quadrants fit their face loosely, and the face is not clearly ahead (see
     LOOSE_QUADRANT_ERROR)."""
-    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    errors = _visible_errors(r, visible)
     return len(errors) >= 3 and errors[-3] > LOOSE_QUADRANT_ERROR and r.margin < least_margin
 
 
 def _one_quadrant_over(r: FaceReading, visible: np.ndarray) -> bool:
     """All visible quadrants but one fit the face closely, that one does not: something lies over
     it, which the colour may not show (a finger in its own shade over a big tile: seed 5053)."""
-    errors = np.sort(np.asarray(r.quadrant_error, dtype=np.float64)[np.asarray(visible, bool)])
+    errors = _visible_errors(r, visible)
     return len(errors) >= 2 and errors[-1] > MAX_QUADRANT_ERROR >= errors[-2]
 
 

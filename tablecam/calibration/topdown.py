@@ -127,40 +127,14 @@ def rectify_maps(fix: TableFix, px_per_mm: float, margin_mm: float = 40.0) -> Re
 
 
 def rectify(image: np.ndarray, fix: TableFix, px_per_mm: float = 2.0, margin_mm: float = 40.0,
-            maps: RectifyMaps | None = None, region_mm: tuple[float, float, float, float] | None = None
-            ) -> RectifiedTable:
+            maps: RectifyMaps | None = None) -> RectifiedTable:
     """The top-down table image. Pass `maps` (from rectify_maps, for this fix) to skip building
-    the warp; outside the camera's view the image is black.
-
-    `region_mm` (x0, y0, x1, y1, table mm): only the pixels of the top-down image that cover this
-    rectangle (clipped to it), the very same values as that part of the whole image: a game that
-    knows where its board lies pays for the board, not the table (the warp costs per pixel)."""
+    the warp; outside the camera's view the image is black."""
     image = check_frame(image)
     if (image.shape[1], image.shape[0]) != fix.image_size:
         raise UserError(f"the frame is {image.shape[1]}x{image.shape[0]} but the table was found in a "
                         f"{fix.image_size[0]}x{fix.image_size[1]} frame.")
     if maps is None or not maps.fits(fix, px_per_mm, margin_mm):
         maps = rectify_maps(fix, px_per_mm, margin_mm)
-    map1, map2, raster = maps.map1, maps.map2, maps.raster
-    if region_mm is not None:
-        (u0, v0, u1, v1), raster = region_raster(raster, region_mm)
-        map1, map2 = map1[v0:v1, u0:u1], map2[v0:v1, u0:u1]
-    out = cv2.remap(image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return RectifiedTable(out, raster, fix)
-
-
-def region_raster(raster: TableRaster, region_mm) -> tuple[tuple[int, int, int, int], TableRaster]:
-    """The pixel box (u0, v0, u1, v1) of `raster` that covers the table rectangle `region_mm`
-    (x0, y0, x1, y1), clipped to the raster (at least one pixel), and the raster of that box."""
-    x0, y0, x1, y1 = (float(v) for v in region_mm)
-    if not (np.isfinite([x0, y0, x1, y1]).all() and x1 > x0 and y1 > y0):
-        raise UserError(f"a region of the table must run from its top-left to its bottom-right corner, "
-                        f"not {region_mm}.")
-    s = raster.px_per_mm
-    ox, oy = raster.origin_mm
-    w, h = raster.size
-    u0 = min(max(int(np.floor((x0 - ox) * s)), 0), w - 1)
-    v0 = min(max(int(np.floor((y0 - oy) * s)), 0), h - 1)
-    u1 = max(min(int(np.ceil((x1 - ox) * s)), w), u0 + 1)
-    v1 = max(min(int(np.ceil((y1 - oy) * s)), h), v0 + 1)
-    return (u0, v0, u1, v1), TableRaster(s, (ox + u0 / s, oy + v0 / s), (u1 - u0, v1 - v0))
+    out = cv2.remap(image, maps.map1, maps.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return RectifiedTable(out, maps.raster, fix)

@@ -117,12 +117,11 @@ class TableTracker:
         return self._follow(lock, sightings, size, lambda s: self._detected_again(frame, lock, s, set(still)))
 
     def rectify(self, frame: np.ndarray, fix: TableFix, px_per_mm: float = 2.0,
-                margin_mm: float = 40.0, region_mm: tuple[float, float, float, float] | None = None) -> RectifiedTable:
-        """`rectify`, reusing the warp maps while the table has not moved (`region_mm`: only that
-        part of the top-down image, see topdown.rectify)."""
+                margin_mm: float = 40.0) -> RectifiedTable:
+        """`rectify`, reusing the warp maps while the table has not moved."""
         if self._maps is None or not self._maps.fits(fix, px_per_mm, margin_mm):
             self._maps = rectify_maps(fix, px_per_mm, margin_mm)
-        return rectify(frame, fix, px_per_mm, margin_mm, maps=self._maps, region_mm=region_mm)
+        return rectify(frame, fix, px_per_mm, margin_mm, maps=self._maps)
 
     # --- steps --------------------------------------------------------------------------------------
     def _full_lock(self, grey: np.ndarray, size: tuple[int, int]) -> tuple[TableFix, Sightings]:

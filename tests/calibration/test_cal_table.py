@@ -110,21 +110,6 @@ def test_rectified_image_puts_table_mm_where_its_mapping_says():
     assert np.allclose(rect.px_to_mm(rect.mm_to_px(PLAY_AREA)), PLAY_AREA)
 
 
-def test_a_region_of_the_rectified_table_is_that_part_of_the_whole_image():
-    fix = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
-    whole = rectify(view(SCENE), fix, px_per_mm=1.5, margin_mm=40)
-    part = rectify(view(SCENE), fix, px_per_mm=1.5, margin_mm=40, region_mm=(100.2, 50.0, 300.0, 420.7))
-    u0, v0 = np.floor(whole.mm_to_px([(100.2, 50.0)])[0] + 0.5)  # the pixels whose cells the region touches
-    u1, v1 = np.ceil(whole.mm_to_px([(300.0, 420.7)])[0] + 0.5)
-    assert part.image.shape[:2] == (v1 - v0, u1 - u0)
-    assert np.array_equal(part.image, whole.image[int(v0):int(v1), int(u0):int(u1)])
-    assert np.allclose(part.mm_to_px(PLAY_AREA), whole.mm_to_px(PLAY_AREA) - (u0, v0))
-    clipped = rectify(view(SCENE), fix, px_per_mm=1.5, margin_mm=40, region_mm=(-500.0, -500.0, 20.0, 30.0))
-    assert np.array_equal(clipped.image, whole.image[:int(np.ceil((30 + 40) * 1.5)), :int(np.ceil((20 + 40) * 1.5))])
-    with pytest.raises(UserError, match="region"):
-        rectify(view(SCENE), fix, region_mm=(10.0, 10.0, 5.0, 20.0))
-
-
 def test_rectify_refuses_a_frame_of_another_size():
     fix = find_table(view(SCENE), SCENE.geometry, profile_of(SCENE.cam))
     with pytest.raises(UserError, match="frame is 320x240"):

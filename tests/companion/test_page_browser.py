@@ -7,6 +7,8 @@ only, the demo renders at 1640x1232 (a real camera mode the recogniser supports)
 can, and holds each state for 3 frames (the tracker needs 2 in a row).
 """
 
+import dataclasses
+import itertools
 import os
 import tempfile
 import time
@@ -76,6 +78,23 @@ def page(browser):
     context.close()
 
 
+def hold_the_demo_still(server) -> None:
+    """From now on the demo camera shows one picture: the first of the next game it starts (or the
+    next one it renders, when no new game is started). The counts test corrects a reserve and reads it
+    back; with the demo playing on, a catalyst's draw could change that reserve under the test."""
+    source = server.camera.source
+    render = source.read
+    held: list = []
+    numbers = itertools.count(1_000_000)
+
+    def still():
+        if source._restart or not held:
+            held[:] = [render()]
+        return dataclasses.replace(held[0], number=next(numbers), game_start=False)
+
+    source.read = still
+
+
 def open_page(page, running):
     page.goto(running.url, wait_until="domcontentloaded")
     page.wait_for_function("window.TC && window.TC.version > 0")
@@ -141,6 +160,7 @@ def test_the_recogniser_follows_a_whole_demo_game_with_its_illegal_tile_to_the_f
 
 
 def test_a_correction_with_the_pin_survives_a_server_restart_and_can_be_undone(page, running):
+    hold_the_demo_still(running.server)
     open_page(page, running)
     new_game(page, running, ("Eve", "Finn"))
     page.evaluate("localStorage.removeItem('tablecam.pin')")  # this tablet must give the PIN again
@@ -156,6 +176,7 @@ def test_a_correction_with_the_pin_survives_a_server_restart_and_can_be_undone(p
     page.wait_for_selector("#history li:has-text('Counts corrected for Finn')", state="attached")
 
     running.restart()
+    hold_the_demo_still(running.server)
     open_page(page, running)
     finn = page.locator("#players .player").nth(1)
     assert "Reserve 4" in finn.inner_text()

@@ -1,6 +1,6 @@
 """How long the per-frame table step takes at 2028x1520 (the HQ camera's binned mode).
 
-    .venv/bin/python bench/table_speed.py [--frames 60] [--px-per-mm 2] [--threads N]
+    .venv/bin/python bench/table_speed.py [--frames 60] [--px-per-mm 2] [--threads N] [--against REV]
 
 Frames come from the simulator (a tilted camera with a real lens, nuisances on) when it is
 available, else from a plain synthetic table. Single photos (four renders, each its own light and
@@ -13,14 +13,24 @@ top-down warp (one cached remap), the white balance, and the whole per-frame ste
 game's own per-frame table step at its own search resolution. Times are this process's CPU
 time (time.process_time), which other jobs on a shared machine stretch far less than the wall
 clock; the load average is printed.
+
+`--against REV` (speed work on the one-photo step): REV's own tablecam/calibration (from git, as a
+package of its own) and the working tree's time `find_table` and the one-photo table step
+(`find_table`, the top-down image at 1 px/mm, the white reference) on the same photos, alternating
+in one process, and say whether every table fix is the same to the last bit.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -29,7 +39,7 @@ from tablecam.calibration.geometry import TableGeometry
 from tablecam.calibration.lens import CameraProfile
 from tablecam.calibration.light import white_reference
 from tablecam.calibration.table import find_table
-from tablecam.calibration.topdown import rectify_maps
+from tablecam.calibration.topdown import rectify, rectify_maps
 from tablecam.calibration.tracker import TableTracker, TrackerSettings
 from tablecam.vision.table_view import TableReader, read_table
 
@@ -95,6 +105,7 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--px-per-mm", type=float, default=2.0)
     ap.add_argument("--threads", type=int, default=None, help="OpenCV threads (default: OpenCV's choice)")
+    ap.add_argument("--against", metavar="REV", help="time REV's calibration code side by side on the photos")
     args = ap.parse_args()
     if args.threads is not None:
         cv2.setNumThreads(args.threads)
@@ -162,6 +173,10 @@ def main() -> None:
     print(summary("per-frame table step (update + rectify + light)", total))
     for name, times in games_table_steps(stream, geometry, profile).items():
         print(summary(name, times))
+    if args.against:
+        photos = distinct + stream[1::max(1, len(stream) // 16)]  # the four photos and frames of the game
+        for name, times in side_by_side(photos, geometry, profile, args.against).items():
+            print(summary(name, times) if isinstance(times, list) else f"{name} {times}")
     print(f"(CPU time of this process; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
           f"on {os.cpu_count()} cores)")
 
@@ -194,6 +209,53 @@ def games_table_steps(stream: list[np.ndarray], geometry: TableGeometry, profile
             for times, t in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
                 times.append(t)
     return out
+
+
+def revision_calibration(rev: str):
+    """tablecam/calibration as it was at revision `rev` (git), as a package of its own in a
+    temporary folder: its modules import each other, every other module is the working tree's."""
+    root = Path(__file__).resolve().parents[1]
+    name = "calibration_at_" + "".join(ch for ch in rev if ch.isalnum())
+    package = Path(tempfile.mkdtemp(prefix="tablecam_against_")) / name
+    package.mkdir()
+    listing = subprocess.run(["git", "ls-tree", "--name-only", rev, "tablecam/calibration/"], cwd=root, check=True,
+                             capture_output=True, text=True).stdout.split()
+    for path in listing:
+        if path.endswith(".py"):
+            text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=root, check=True, capture_output=True,
+                                  text=True).stdout
+            (package / Path(path).name).write_text(text.replace("tablecam.calibration", name))
+    sys.path.insert(0, str(package.parent))
+    return importlib.import_module(name)
+
+
+def side_by_side(photos: list[np.ndarray], geometry: TableGeometry, profile, rev: str) -> dict:
+    """`find_table` and the one-photo table step (find_table, the top-down image at 1 px/mm with a
+    20 mm margin, the white reference) of revision `rev` and of the working tree, alternating on
+    the same photos (each twice); and how many of the fixes are the same to the last bit."""
+    old = revision_calibration(rev)
+    arms = {"new": (find_table, rectify, white_reference), rev: (old.find_table, old.rectify, old.white_reference)}
+    clock = time.process_time
+    times: dict[str, list[float]] = {}
+    same = 0
+    for k, photo in enumerate(photos * 2):
+        fixes = {}
+        for arm in (("new", rev) if k % 2 else (rev, "new")):
+            find, warp, light = arms[arm]
+            t0 = clock()
+            fix = find(photo, geometry, profile)
+            t1 = clock()
+            warp(photo, fix, 1.0, 20.0)
+            light(photo, fix)
+            t2 = clock()
+            times.setdefault(f"{arm}: find_table", []).append(t1 - t0)
+            times.setdefault(f"{arm}: one-photo table step", []).append(t2 - t0)
+            fixes[arm] = (fix.homography.tobytes(), fix.markers_seen, fix.warnings,
+                          [(m, c.tobytes()) for m, c in sorted(fix.marker_corners_px.items())])
+        same += fixes["new"] == fixes[rev]
+    ordered = {name: times[name] for step in ("find_table", "one-photo table step") for name in
+               (f"{rev}: {step}", f"new: {step}")}
+    return {**ordered, "fixes the same to the last bit:": f"{same} of {2 * len(photos)}"}
 
 
 if __name__ == "__main__":

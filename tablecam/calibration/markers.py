@@ -27,6 +27,9 @@ STAGED_FROM_LONG_SIDE = 600
 # How far (marker sides) around the place the other three markers predict a whole-frame search
 # looks for the one marker its rough look missed.
 FOURTH_MARKER_REACH = 3.0
+# A rough look whose markers are not all confirmed in their windows still stands when this many
+# are (the table can be fixed from them; see MarkerFinder._detect_in_windows).
+MIN_CONFIRMED = 3
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,9 @@ class MarkerSighting:
 class Sightings:
     markers: Mapping[int, MarkerSighting]
     duplicates: tuple[int, ...] = ()  # ids seen more than once (ignored: we cannot tell which is right)
+    # find_all(..., refine=False): every detection (id, corners) as the detector gave it, which
+    # MarkerFinder.refined turns into the refined sightings (`markers` then holds the unrefined ones).
+    unrefined: tuple[tuple[int, np.ndarray], ...] = ()
 
 
 class MarkerFinder:
@@ -86,7 +92,7 @@ class MarkerFinder:
         self._bits = {m: marker_bits(m, dictionary) for m in self.ids}
 
     def find_all(self, grey: np.ndarray, long_side: int = FULL_SEARCH_LONG_SIDE,
-                 near: Sightings | None = None) -> Sightings:
+                 near: Sightings | None = None, refine: bool = True) -> Sightings:
         """Searches the whole frame, reduced so its long side is at most `long_side` px.
 
         `near`: what a search of this frame at a smaller size found (at least three markers, no
@@ -94,14 +100,30 @@ class MarkerFinder:
         detector then runs in windows around them and where they put the missing one, which
         gives what a search of the whole frame gives; only if the missing one is not there (it
         is covered) is the whole frame searched. Without `near`, the rough look at half the full
-        size would cost about as much as it saves after a covered marker."""
+        size would cost about as much as it saves after a covered marker.
+
+        `refine=False`: the detector's corners, not yet refined at full resolution (`refined`
+        turns them into what `find_all` gives), for a search that may be followed by a full-size
+        try: the refinement is then only paid for the sightings kept."""
         scale = min(1.0, long_side / max(grey.shape))
         found = None
         if scale >= 1.0 and near is not None and len(near.markers) >= 3 and not near.duplicates:
             found = self._detect_in_windows(grey, [(m, s.corners) for m, s in near.markers.items()])
         if found is None:
             found = self._detect(grey, scale, staged=scale < 1.0)
-        return self._keep([(mid, refine_corners(grey, c)) for mid, c in found if mid in self.ids])
+        found = [(mid, c) for mid, c in found if mid in self.ids]
+        if not refine:
+            kept = self._keep(found)
+            return Sightings(kept.markers, kept.duplicates, tuple(found))
+        refined = refine_corners_many([(grey, c) for _, c in found])
+        return self._keep([(mid, c) for (mid, _), c in zip(found, refined)])
+
+    def refined(self, grey: np.ndarray, sightings: Sightings) -> Sightings:
+        """The sightings of `find_all(..., refine=False)` refined at full resolution: what `find_all`
+        would have given."""
+        found = sightings.unrefined
+        refined = refine_corners_many([(grey, c) for _, c in found])
+        return self._keep([(mid, c) for (mid, _), c in zip(found, refined)])
 
     def find_near(self, image: np.ndarray, expected: Mapping[int, np.ndarray], pad_sides: float = 1.0) -> Sightings:
         """Searches only around the given corner positions (one window per marker, the marker's
@@ -109,7 +131,7 @@ class MarkerFinder:
 
         `image` may be colour: only the windows are turned grey, which saves converting the frame."""
         h, w = image.shape[:2]
-        found: list[tuple[int, np.ndarray]] = []
+        found: list[tuple[int, np.ndarray, np.ndarray, tuple[int, int]]] = []  # id, corners, window, its origin
         for marker_id, corners in expected.items():
             corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
             side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
@@ -121,10 +143,9 @@ class MarkerFinder:
                 continue
             window = _grey(image[y0:y1, x0:x1])
             scale = min(1.0, DETECTION_SIDE_PX / max(side, 1.0))
-            for mid, c in self._detect(window, scale):
-                if mid == marker_id:
-                    found.append((mid, refine_corners(window, c) + (x0, y0)))
-        return self._keep(found)
+            found += [(mid, c, window, (x0, y0)) for mid, c in self._detect(window, scale) if mid == marker_id]
+        refined = refine_corners_many([(window, c) for _, c, window, _ in found])
+        return self._keep([(mid, c + origin) for (mid, _, _, origin), c in zip(found, refined)])
 
     def track(self, image: np.ndarray, expected: Mapping[int, np.ndarray]) -> Sightings:
         """Markers near where they were: first the cheap way (fit the edges where the marker was
@@ -132,6 +153,7 @@ class MarkerFinder:
         h, w = image.shape[:2]
         found: list[tuple[int, np.ndarray]] = []
         lost: dict[int, np.ndarray] = {}
+        windows = []  # id, its window (grey), the window's origin, the corners in it
         for marker_id, corners in expected.items():
             corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
             side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
@@ -139,18 +161,18 @@ class MarkerFinder:
             x0, y0 = np.floor(corners.min(axis=0)).astype(int) - pad
             x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + pad
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-            fitted = None
             if x1 - x0 >= 8 and y1 - y0 >= 8:
-                window = _grey(image[y0:y1, x0:x1])
-                local = corners - (x0, y0)
-                fitted = fit_edges(window, local)
-                if fitted is not None and not shows_marker(window, fitted, self._bits[marker_id]):
-                    fitted = None
-            if fitted is None:
-                lost[marker_id] = corners
+                windows.append((marker_id, _grey(image[y0:y1, x0:x1]), (x0, y0), corners - (x0, y0)))
             else:
-                found.append((marker_id, fitted + (x0, y0)))
+                lost[marker_id] = corners
+        fits = fit_edges_many([(window, local) for _, window, _, local in windows])
+        for (marker_id, window, origin, _), fitted in zip(windows, fits):
+            if fitted is None or not shows_marker(window, fitted, self._bits[marker_id]):
+                lost[marker_id] = np.asarray(expected[marker_id], dtype=np.float64).reshape(4, 2)
+            else:
+                found.append((marker_id, fitted + origin))
         if lost:
+            lost = {m: lost[m] for m in expected if m in lost}  # in the order asked
             found += [(m, s.corners) for m, s in self.find_near(image, lost).markers.items()]
         return self._keep(found)
 
@@ -170,7 +192,7 @@ class MarkerFinder:
         marker that a rough look at half the resolution saw (or at the given `places`, corners in
         `small`'s pixels); None (search everything) unless that look saw each table marker once
         (or all but one, found where the others put it) and the detector confirms every one in
-        its window.
+        its window (after a rough look, at least three of them: see below).
 
         ArUco's work grows with the texture of the whole picture (every contour of the pieces and
         the table top is a candidate); in a window it sees the same pixels around the marker,
@@ -194,7 +216,7 @@ class MarkerFinder:
             if fourth is None:
                 return None  # a marker not seen (or seen twice) roughly: only the full search can tell
             rough.append(fourth)
-        out = []
+        out, unconfirmed = [], 0
         for mid, c in rough:
             side = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
             # A whole side of margin: the quiet zone's own outline (a cell outside) must be seen
@@ -206,9 +228,15 @@ class MarkerFinder:
             window = small[y0:y1, x0:x1]
             mine = [(m, k + (x0, y0)) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
                     if m == mid]
-            if not mine:
-                return None
+            unconfirmed += not mine
             out += mine
+        # A marker the rough look saw but the detector does not confirm in its window is too small
+        # or too blurred for the detector at this size (the rough look reads more leniently): a
+        # search of the whole image would not find it there either (the window shows the same
+        # pixels), so that search is not run (10-20 ms) while three markers stand; the callers'
+        # full-size try looks for the fourth.
+        if unconfirmed and (places is not None or len({m for m, _ in out}) < MIN_CONFIRMED):
+            return None
         return out
 
     def _fourth_marker(self, small: np.ndarray, three: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray] | None:
@@ -319,8 +347,13 @@ def _markers(detector, image: np.ndarray) -> list[tuple[int, np.ndarray]]:
 def refine_corners(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Sub-pixel corners at full resolution (see `fit_edges`), or the given ones when the edges
     cannot be fitted."""
-    fitted = fit_edges(grey, corners)
-    return fitted if fitted is not None else np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    return refine_corners_many([(grey, corners)])[0]
+
+
+def refine_corners_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """`refine_corners` of several (grey, corners) at once (see `fit_edges_many`)."""
+    fitted = fit_edges_many(items)
+    return [f if f is not None else np.asarray(c, dtype=np.float64).reshape(4, 2) for f, (_, c) in zip(fitted, items)]
 
 
 def fit_edges(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
@@ -333,32 +366,44 @@ def fit_edges(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     paper), a straight line is fitted, and the corners are where neighbouring lines cross.
     The edges are looked for within about half a cell of the given corners.
     """
-    start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    # Work on a float copy of the marker's neighbourhood only (not the whole frame).
-    side = float(np.mean(np.linalg.norm(start - np.roll(start, -1, axis=0), axis=1)))
-    pad = int(np.ceil(side / 6)) + 4
-    h, w = grey.shape[:2]
-    x0, y0 = np.floor(start.min(axis=0)).astype(int) - pad
-    x1, y1 = np.ceil(start.max(axis=0)).astype(int) + pad
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return None
-    image = grey[y0:y1, x0:x1].astype(np.float32)
-    offset = np.array([x0, y0], dtype=np.float64)
-    refined = start - offset
+    return fit_edges_many([(grey, corners)])[0]
+
+
+def fit_edges_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray | None]:
+    """`fit_edges` of several markers, each (grey, corners), at once: the very same corners (each
+    marker's profiles are sampled from its own neighbourhood as alone), with the numpy work of all
+    their sides done in one go (per call, numpy's overhead cost more than the sums of one marker)."""
+    out: list[np.ndarray | None] = [None] * len(items)
+    work = []  # [index, start, side, float neighbourhood, its offset, corners in it]
+    for i, (grey, corners) in enumerate(items):
+        start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+        # Work on a float copy of the marker's neighbourhood only (not the whole frame).
+        side = float(np.mean(np.linalg.norm(start - np.roll(start, -1, axis=0), axis=1)))
+        pad = int(np.ceil(side / 6)) + 4
+        h, w = grey.shape[:2]
+        x0, y0 = np.floor(start.min(axis=0)).astype(int) - pad
+        x1, y1 = np.ceil(start.max(axis=0)).astype(int) + pad
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        offset = np.array([x0, y0], dtype=np.float64)
+        work.append([i, start, side, grey[y0:y1, x0:x1].astype(np.float32), offset, start - offset])
     for _ in range(2):  # the second pass samples along the better edges of the first
-        lines = _edge_lines(image, refined)
-        if lines is None:
-            return None
-        new = _corners_of(lines)
-        if new is None or not np.isfinite(new).all():
-            return None
-        refined = new
-    refined = refined + offset
-    # A corner that moved by most of a cell found some other edge (the detector is closer than that).
-    if np.max(np.linalg.norm(refined - start, axis=1)) > max(2.0, side / 8):
-        return None
-    return refined
+        lines = _edge_lines_many([(wk[3], wk[5]) for wk in work])
+        corners = _corners_of_many([ln for ln in lines if ln is not None])
+        kept = []
+        for wk, new in zip([wk for wk, ln in zip(work, lines) if ln is not None], corners):
+            if new is not None and np.isfinite(new).all():
+                wk[5] = new
+                kept.append(wk)
+        work = kept
+    for i, start, side, _, offset, refined in work:
+        refined = refined + offset
+        # A corner that moved by most of a cell found some other edge (the detector is closer than that).
+        if np.max(np.linalg.norm(refined - start, axis=1)) > max(2.0, side / 8):
+            continue
+        out[i] = refined
+    return out
 
 
 def marker_bits(marker_id: int, dictionary: str = ARUCO_DICTIONARY) -> np.ndarray:
@@ -384,58 +429,91 @@ def shows_marker(grey: np.ndarray, corners: np.ndarray, bits: np.ndarray, max_er
     return any(int(np.count_nonzero(seen != np.rot90(bits, r))) <= max_errors for r in range(4))
 
 
-def _edge_lines(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(points (4, 2), unit directions (4, 2)) of the ink-to-paper edge near each side k -> k+1
-    of `quad`, or None when one of them is not clear. All four sides are worked on at once (their
-    profiles are sampled in one remap): a numpy call per side cost more than its sums."""
-    a = np.asarray(quad, dtype=np.float64)
-    b = a[_NEXT]
+def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """For each (float image, quad): (points (4, 2), unit directions (4, 2)) of the ink-to-paper edge
+    near each side k -> k+1 of the quad, or None when one of them is not clear.
+
+    All sides of all the quads are worked on at once. Each quad's profiles are sampled from its own
+    image in one remap with the very maps it would have alone (its sides' offsets padded to its
+    own widest side); the rows are then padded to the widest side of all with their last sample,
+    which changes none of the per-row tests (as the padding within a quad does not)."""
+    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(items)
+    quads = np.asarray([q for _, q in items], dtype=np.float64).reshape(-1, 4, 2)
+    d_all = quads[:, _NEXT] - quads
+    length_all = np.hypot(d_all[..., 0], d_all[..., 1])
+    usable = [i for i in range(len(items)) if not (length_all[i] < 8).any()]
+    if not usable:
+        return out
+    q = len(usable)
+    a = quads[usable].reshape(-1, 2)  # the sides of all usable quads, four by four
+    b = quads[usable][:, _NEXT].reshape(-1, 2)
     d = b - a
     length = np.hypot(d[:, 0], d[:, 1])
-    if (length < 8).any():
-        return None
     n = d[:, ::-1] / length[:, None]  # (t_y, t_x) of the unit tangent t: made (t_y, -t_x), then outward
     n[:, 1] = -n[:, 1]
-    n *= np.where(np.sum(((a + b) / 2 - a.mean(axis=0)) * n, axis=1) >= 0, 1.0, -1.0)[:, None]  # ink to paper
+    centre = np.repeat(quads[usable].mean(axis=1), 4, axis=0)  # each quad's own mean, as np.mean(axis=0) of it
+    n *= np.where(np.sum(((a + b) / 2 - centre) * n, axis=1) >= 0, 1.0, -1.0)[:, None]  # ink to paper
     reach = np.clip(0.45 * (length / 6), 1.5, 6.0)  # stay inside the one-cell black border (0.45 of a cell)
     steps = np.ceil(reach * 8).astype(int) * 2 + 1
     counts = np.clip(length / 2.5, 6, 40).astype(int)
     # Offsets across each side (np.linspace(-reach, reach, steps), row by row, in its own
     # arithmetic), padded to a common width with their last value: a padded column repeats the
     # last sample, which changes none of the per-row tests below.
-    width = int(steps.max())
+    own_width = steps.reshape(q, 4).max(axis=1)
+    width = int(own_width.max())
     offsets = np.arange(width, dtype=np.float64)[None, :] * ((2 * reach) / (steps - 1))[:, None] - reach[:, None]
     offsets[np.arange(width)[None, :] >= (steps - 1)[:, None]] = np.repeat(reach, width - steps + 1)
-    side = np.repeat(np.arange(4), counts)  # the side of each sample row
+    side = np.repeat(np.arange(4 * q), counts)  # the side of each sample row
     along = np.concatenate([_along(int(c)) for c in counts])  # away from the rounded corners
     base = a[side] + along[:, None] * d[side]
-    map_x = (base[:, 0:1] + offsets[side] * n[side, 0:1]).astype(np.float32)
-    map_y = (base[:, 1:2] + offsets[side] * n[side, 1:2]).astype(np.float32)
-    profiles = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # base + offset * normal, in float64 as ever, then float32 for remap (one gather, no temporaries).
+    across = offsets[side]
+    map_x = np.add(np.multiply(across, n[side, 0:1]), base[:, 0:1], out=np.empty(across.shape, np.float32),
+                   casting="same_kind")
+    map_y = np.add(np.multiply(across, n[side, 1:2], out=across), base[:, 1:2], out=np.empty(across.shape, np.float32),
+                   casting="same_kind")
+    profiles = np.empty(map_x.shape, np.float32)
+    ends = np.cumsum(counts.reshape(q, 4).sum(axis=1))
+    for k, i in enumerate(usable):
+        r0, r1, wk = (ends[k - 1] if k else 0), ends[k], int(own_width[k])
+        got = cv2.remap(items[i][0], np.ascontiguousarray(map_x[r0:r1, :wk]), np.ascontiguousarray(map_y[r0:r1, :wk]),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        profiles[r0:r1, :wk] = got
+        profiles[r0:r1, wk:] = got[:, -1:]
     lo, hi = profiles.min(axis=1), profiles.max(axis=1)
     mid = (lo + hi) / 2
     above = profiles >= mid[:, None]
     j = np.argmax(above, axis=1)  # first sample on the paper side of half-way
     # A clean edge: ink then paper, crossing half-way once (a bit or a speck would cross again).
     ok = (hi - lo >= 20) & (j > 0) & (above.sum(axis=1) == above.shape[1] - j)
-    good = np.bincount(side[ok], minlength=4)
-    if (good < np.maximum(4, counts // 3)).any():
-        return None
-    rows = np.nonzero(ok)[0]
+    good = np.bincount(side[ok], minlength=4 * q)
+    clear = ~(good < np.maximum(4, counts // 3)).reshape(q, 4).any(axis=1)  # per quad: every side clear
+    rows = np.nonzero(ok & clear[side // 4])[0]
     jj, sr = j[rows], side[rows]
     before, after = profiles[rows, jj - 1], profiles[rows, jj]
     frac = (mid[rows] - before) / np.maximum(after - before, 1e-6)
     s = offsets[sr, jj - 1] + frac * (offsets[sr, jj] - offsets[sr, jj - 1])
     pts = base[rows] + s[:, None] * n[sr]
     # Total least squares per side: the line through the points' mean along the main axis of
-    # their scatter (np.linalg.svd side by side: a closed form would differ in the last bits, and
-    # the readings downstream are meant to stay the very same).
-    points, directions = np.empty((4, 2)), np.empty((4, 2))
-    for k in range(4):
-        mine = pts[sr == k]
-        points[k] = mine.mean(axis=0)
-        directions[k] = np.linalg.svd(mine - points[k])[2][0]
-    return points, directions
+    # their scatter (np.linalg.svd: a closed form would differ in the last bits, and the readings
+    # downstream are meant to stay the very same). The rows are in side order, so each side's
+    # points are one run; sides with as many points are stacked and done in one call each (numpy
+    # sums and LAPACK decomposes each matrix of a stack as it does one alone; the thin SVD has the
+    # same V as the full one, without the n x n U).
+    cuts = np.searchsorted(sr, np.arange(4 * q + 1))
+    sizes = np.diff(cuts)
+    points, directions = np.empty((4 * q, 2)), np.empty((4 * q, 2))
+    sides = np.nonzero(np.repeat(clear, 4))[0]
+    for size in np.unique(sizes[sides]):
+        group = sides[sizes[sides] == size]
+        mine = pts[cuts[group][:, None] + np.arange(size)]  # (sides, points, 2)
+        centre = np.add.reduce(mine, axis=1) / size  # each side's mine.mean(axis=0)
+        points[group] = centre
+        directions[group] = np.linalg.svd(mine - centre[:, None, :], full_matrices=False)[2][:, 0]
+    for k, i in enumerate(usable):
+        if clear[k]:
+            out[i] = (points[4 * k:4 * k + 4], directions[4 * k:4 * k + 4])
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -449,17 +527,27 @@ _NEXT = np.array([1, 2, 3, 0])
 _PREVIOUS = np.array([3, 0, 1, 2])
 
 
-def _corners_of(lines: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
-    """Where each side's line crosses the previous side's (corner k lies on sides k-1 and k), or
-    None when two neighbouring sides are parallel."""
-    p2, d2 = lines
-    p1, d1 = p2[_PREVIOUS], d2[_PREVIOUS]
+def _corners_of_many(lines: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray | None]:
+    """For each quad's lines: where each side's line crosses the previous side's (corner k lies on
+    sides k-1 and k), or None when two neighbouring sides are parallel. One solve for all."""
+    out: list[np.ndarray | None] = [None] * len(lines)
+    if not lines:
+        return out
+    p2 = np.concatenate([p for p, _ in lines])
+    d2 = np.concatenate([d for _, d in lines])
+    previous = (np.arange(len(lines))[:, None] * 4 + _PREVIOUS).ravel()
+    p1, d1 = p2[previous], d2[previous]
     m = np.stack([d1, -d2], axis=2)  # per corner, the columns d1 and -d2
     # Parallel lines (unit directions): the determinant written out, not LAPACK's (a call costs more).
-    if (np.abs(m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]) < 1e-9).any():
-        return None
-    s = np.linalg.solve(m, (p2 - p1)[:, :, None])[:, :, 0]
-    return p1 + s[:, 0:1] * d1
+    apart = ~(np.abs(m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]) < 1e-9).reshape(-1, 4).any(axis=1)
+    if not apart.any():
+        return out
+    rows = np.repeat(apart, 4)
+    s = np.linalg.solve(m[rows], (p2 - p1)[rows][:, :, None])[:, :, 0]
+    corners = p1[rows] + s[:, 0:1] * d1[rows]
+    for k, i in enumerate(np.nonzero(apart)[0]):
+        out[i] = corners[4 * k:4 * k + 4]
+    return out
 
 
 def _grey(image: np.ndarray) -> np.ndarray:

@@ -103,13 +103,19 @@ def find_table(image: np.ndarray, geometry: TableGeometry = TableGeometry(), pro
     """
     image = check_frame(image)
     grey = to_grey(image)
-    finder = finder or MarkerFinder(geometry=geometry)
-    sightings = finder.find_all(grey)
-    if len(sightings.markers) < len(MARKER_IDS):
-        full = finder.find_all(grey, long_side=max(grey.shape), near=sightings)  # small or far markers: full size
-        if len(full.markers) > len(sightings.markers):
-            sightings = full
+    sightings = search_markers(finder or MarkerFinder(geometry=geometry), grey)
     return fit_table(sightings, geometry, profile, (grey.shape[1], grey.shape[0]))
+
+
+def search_markers(finder: MarkerFinder, grey: np.ndarray) -> Sightings:
+    """The table markers anywhere in the frame: a search of the reduced frame, then, when it
+    misses some (small or far markers), a full-size try around what it found."""
+    first = finder.find_all(grey, refine=False)  # refined below only if it is kept
+    if len(first.markers) < len(MARKER_IDS):
+        full = finder.find_all(grey, long_side=max(grey.shape), near=first)
+        if len(full.markers) > len(first.markers):
+            return full
+    return finder.refined(grey, first)
 
 
 def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProfile | None,
@@ -120,7 +126,10 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
     seen = sorted(sightings.markers)
     if len(seen) < MIN_MARKERS:
         raise TableNotFound(_not_enough_markers(seen))
-    undist = {m: undistort_pixels(sightings.markers[m].corners, profile) for m in seen}
+    # All corners through the lens in one call (each point is undistorted on its own: the same
+    # values as a call per marker, without the calls).
+    flat = undistort_pixels(np.concatenate([sightings.markers[m].corners for m in seen]), profile)
+    undist = {m: flat[4 * k:4 * k + 4] for k, m in enumerate(seen)}
     centres_px = np.array([quad_centre(undist[m]) for m in seen])
     centres_mm = np.array([geometry.marker_centre(m) for m in seen])
     if len(seen) >= 4:
@@ -132,7 +141,8 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
         raise TableNotFound("the table markers seen lie on one line, so they cannot fix the table: "
                             "check that markers 0-3 sit at the four corners of the play area.")
     # A marker stuck down turned by 90 degrees is fine: match its corners by where they fall.
-    ordered = {m: _match_rotation(undist[m], geometry.marker_corners(m), rough) for m in seen}
+    turns = {m: _rotation(undist[m], geometry.marker_corners(m), rough) for m in seen}
+    ordered = {m: undist[m][_TURNS[turns[m]]] for m in seen}
     src = np.concatenate([ordered[m] for m in seen])
     dst = np.concatenate([np.array(geometry.marker_corners(m), dtype=np.float64) for m in seen])
     if profile is not None and len(seen) < len(MARKER_IDS):
@@ -148,9 +158,9 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
     if _mirrored(H, centres_px.mean(axis=0)):
         raise TableNotFound("the table markers are in the wrong corners (the table comes out mirrored): "
                             "put 0 top-left, 1 top-right, 2 bottom-right and 3 bottom-left as seen from the camera.")
-    errors = {m: float(np.linalg.norm(_apply(H, quad_centre(ordered[m])[None])[0] - geometry.marker_centre(m)))
-              for m in seen}
-    raw_corners = {m: _reorder_like(sightings.markers[m].corners, undist[m], ordered[m]) for m in seen}
+    centres_fit = _apply(H, np.array([quad_centre(ordered[m]) for m in seen]))  # each point on its own
+    errors = {m: float(np.linalg.norm(centres_fit[k] - geometry.marker_centre(m))) for k, m in enumerate(seen)}
+    raw_corners = {m: np.asarray(sightings.markers[m].corners, dtype=np.float64)[_TURNS[turns[m]]] for m in seen}
     warnings = [f"marker {', '.join(map(str, sightings.duplicates))} appears more than once: "
                 "remove the extra copy"] if sightings.duplicates else []
     missing = [m for m in MARKER_IDS if m not in seen]
@@ -276,16 +286,16 @@ def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
 
 
-def _match_rotation(corners_px: np.ndarray, corners_mm: list[tuple[float, float]], rough: np.ndarray) -> np.ndarray:
+# corners[_TURNS[k]] is np.roll(corners, -k, axis=0): the marker's corners read from its k-th on.
+_TURNS = (np.arange(4)[None, :] + np.arange(4)[:, None]) % 4
+
+
+def _rotation(corners_px: np.ndarray, corners_mm: list[tuple[float, float]], rough: np.ndarray) -> int:
+    """By how many corners the marker is turned: the k for which its corners from the k-th on fall
+    nearest the table's corners through `rough`."""
     where = _apply(rough, corners_px)
-    target = np.array(corners_mm)
-    best = min(range(4), key=lambda k: float(np.sum((np.roll(where, -k, axis=0) - target) ** 2)))
-    return np.roll(corners_px, -best, axis=0)
-
-
-def _reorder_like(raw: np.ndarray, undist: np.ndarray, ordered: np.ndarray) -> np.ndarray:
-    k = next(k for k in range(4) if np.allclose(np.roll(undist, -k, axis=0), ordered))
-    return np.roll(np.asarray(raw, dtype=np.float64), -k, axis=0)
+    misfit = ((where[_TURNS] - np.array(corners_mm)) ** 2).sum(axis=(1, 2))
+    return int(np.argmin(misfit))
 
 
 def _mirrored(H: np.ndarray, at_px: np.ndarray) -> bool:

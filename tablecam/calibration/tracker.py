@@ -20,7 +20,8 @@ from tablecam.calibration.images import check_frame, to_grey
 from tablecam.calibration.lens import CameraProfile
 from tablecam.calibration.markers import MarkerFinder, MarkerSighting, Sightings
 from tablecam.calibration.topdown import RectifiedTable, RectifyMaps, rectify, rectify_maps
-from tablecam.calibration.table import MIN_MARKERS, TableFix, TableNotFound, fit_table, marker_sighting_errors_mm
+from tablecam.calibration.table import (MIN_MARKERS, TableFix, TableNotFound, fit_table, marker_sighting_errors_mm,
+                                        search_markers)
 
 # A marker that shifted more than this (mm, on the table) since the lock means the camera or the
 # mat moved. Detection noise on a 2 px/mm frame is about 0.1 mm; a nudged camera is millimetres.
@@ -126,11 +127,7 @@ class TableTracker:
     # --- steps --------------------------------------------------------------------------------------
     def _full_lock(self, grey: np.ndarray, size: tuple[int, int]) -> tuple[TableFix, Sightings]:
         self._frames_since_full_search = 0
-        sightings = self._finder.find_all(grey)
-        if len(sightings.markers) < len(MARKER_IDS):
-            full = self._finder.find_all(grey, long_side=max(grey.shape), near=sightings)
-            if len(full.markers) > len(sightings.markers):
-                sightings = full
+        sightings = search_markers(self._finder, grey)
         return fit_table(sightings, self.geometry, self.profile, size), sightings
 
     def _remember(self, frame: np.ndarray, detected: Sightings, kept: dict[int, MarkerPatch]) -> dict[int, MarkerPatch]:

@@ -107,3 +107,82 @@ def test_the_full_size_retry_searches_around_what_the_reduced_search_found(monke
     for m in whole.markers:
         assert np.array_equal(retry.markers[m].corners, whole.markers[m].corners)
     assert shapes and grey.shape not in shapes  # only windows were searched
+
+
+def test_markers_fitted_together_get_the_very_corners_each_gets_alone():
+    """The edges of several markers are fitted in one go (one numpy pass over all their sides):
+    each marker's corners must be those of fitting it alone, to the last bit, whatever else is in
+    the batch (other sizes of marker, a quad whose edges cannot be fitted, another image)."""
+    from tablecam.calibration.markers import fit_edges, fit_edges_many
+
+    scene = replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0))  # markers of several sizes
+    grey = cv2.cvtColor(view(scene), cv2.COLOR_BGR2GRAY)
+    other = cv2.cvtColor(view(BIG), cv2.COLOR_BGR2GRAY)
+    rng = np.random.default_rng(5)
+    items = []
+    for m in range(4):
+        items.append((grey, scene.cam.project(scene.geometry.marker_corners(m)) + rng.normal(0, 0.7, (4, 2))))
+        items.append((other, BIG.cam.project(BIG.geometry.marker_corners(m)) + rng.normal(0, 0.7, (4, 2))))
+    items.insert(3, (grey, items[0][1] * 0.02))  # too small to fit: None, and no harm to the others
+    alone = [fit_edges(g, q) for g, q in items]
+    together = fit_edges_many(items)
+    assert alone[3] is None and together[3] is None
+    assert sum(a is not None for a in alone) == 8
+    for a, b in zip(alone, together):
+        assert (a is None and b is None) or np.array_equal(a, b)
+
+
+def test_a_search_refined_later_gives_what_the_refined_search_gives():
+    grey = cv2.cvtColor(view(BIG), cv2.COLOR_BGR2GRAY)
+    finder = MarkerFinder()
+    raw = finder.find_all(grey, refine=False)
+    later, now = finder.refined(grey, raw), finder.find_all(grey)
+    assert sorted(later.markers) == sorted(now.markers) == [0, 1, 2, 3]
+    for m in now.markers:
+        assert np.array_equal(later.markers[m].corners, now.markers[m].corners)
+        assert not np.array_equal(raw.markers[m].corners, now.markers[m].corners)  # raw: the detector's own
+
+
+def test_a_marker_too_small_for_the_reduced_search_costs_no_search_of_the_whole_reduced_frame(monkeypatch):
+    """The rough look (lenient) sees a far marker that the detector cannot read at the reduced
+    size: its window is not confirmed, and the whole reduced frame would not show it either. The
+    other three stand, and the full-size try finds it, as it did after the whole search: the same
+    table, without that search (10-20 ms)."""
+    import tablecam.calibration.markers as markers
+    from tablecam.calibration.geometry import TableGeometry
+    from tablecam.calibration.table import search_markers
+
+    grey = cv2.cvtColor(view(replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0))), cv2.COLOR_BGR2GRAY)
+    real_markers, real_detect = markers._markers, MarkerFinder._detect
+    reduced, calls = [False], []
+
+    def detect(self, image, scale, staged=False):  # which detections are of the reduced frame
+        reduced[0] = scale < 1.0
+        try:
+            return real_detect(self, image, scale, staged)
+        finally:
+            reduced[0] = False
+
+    def too_small_when_reduced(detector, image):  # marker 1 unreadable at the reduced size, for the detector
+        found = real_markers(detector, image)
+        calls.append((reduced[0], detector, image.shape, {m for m, _ in found}))
+        if reduced[0] and detector is not finder._rough:
+            found = [(m, c) for m, c in found if m != 1]
+        return found
+
+    monkeypatch.setattr(MarkerFinder, "_detect", detect)
+    monkeypatch.setattr(markers, "_markers", too_small_when_reduced)
+    finder = MarkerFinder(geometry=TableGeometry())
+    staged = search_markers(finder, grey)
+    small_shape = markers._reduced(grey, markers.FULL_SEARCH_LONG_SIDE / max(grey.shape)).shape
+    assert sorted(staged.markers) == [0, 1, 2, 3]
+    assert not any(shape == small_shape for r, d, shape, _ in calls if d is finder._detector)  # no whole reduced search
+    assert any(r and d is finder._rough and 1 in ids for r, d, _, ids in calls)  # the rough look saw it: the case
+    with monkeypatch.context() as m:
+        m.setattr(markers, "MIN_CONFIRMED", 5)  # as before: an unconfirmed window means searching everything
+        calls.clear()
+        searched = search_markers(finder, grey)
+        assert any(shape == small_shape for r, d, shape, _ in calls if d is finder._detector)
+    assert sorted(searched.markers) == [0, 1, 2, 3]
+    for mid in searched.markers:
+        assert np.array_equal(staged.markers[mid].corners, searched.markers[mid].corners)

@@ -18,7 +18,10 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    surroundings is a black or brown pawn. The patches are stacked (`_Stack`) so that every
    patch's candidates are checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
-   when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one).
+   when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one);
+4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
+   stands on a source's white), a white one whose rim is as bright as its top somewhere (the
+   source's ring going on), nor a black one inside a dark band through it (a hand's shadow).
 
 The cap (34 mm, black) is the black class's disc of its size on a tile in the coarse map
 (enix_search.py), else a tile whose middle is its grey.
@@ -190,22 +193,20 @@ def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ppm = READ_PX_PER_MM
     # Round kernels (a dome is round; square boxes lean its peak off its centre). A black pawn has
     # no bright top to speak of: it is a dark disc (`disc`) in brighter surroundings (`around`).
+    # Peaks are kept only `margin` inside the patch (its rim must be in it): they are looked for
+    # there alone, the means, the scores and their dilation on that window and the dilation
+    # kernel's reach round it (the same maxima).
+    k = max(3, int(round(PEAK_MM * ppm)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
+    r = k // 2
     top, rim, disc, around = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM, (0.0, 0.3 * PAWN_MM),
-                                               (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm)
+                                               (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm, margin - r)
     score = (top - rim) / np.maximum(top, 1e-3)
     dark_disc = (around - disc) / np.maximum(around, 1e-3) - 0.5
     # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
     # print feature next to a pawn can outscore it without being one).
-    k = max(3, int(round(PEAK_MM * ppm)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    # Peaks are kept only `margin` inside the patch (its rim must be in it): they are looked for
-    # there alone, the dilation on that window and the kernel's reach round it (the same maxima).
-    h, w = lum.shape
-    margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
-    r = k // 2
-    inner = (slice(margin, h - margin), slice(margin, w - margin))
-    around = (slice(margin - r, h - margin + r), slice(margin - r, w - margin + r))
-    ys, xs = zip(*(np.nonzero((sc[inner] >= cv2.dilate(sc[around], kernel)[r:-r, r:-r]) & (sc[inner] > MIN_SCORE))
+    ys, xs = zip(*(np.nonzero((sc[r:-r, r:-r] >= cv2.dilate(sc, kernel)[r:-r, r:-r]) & (sc[r:-r, r:-r] > MIN_SCORE))
                    for sc in (score, dark_disc)))
     return np.concatenate(xs) + margin, np.concatenate(ys) + margin
 
@@ -312,14 +313,19 @@ def _pawns_in_patches(stack: _Stack, names, refs,
     x, y = np.array([c[1] for c in flat], np.intp), np.array([c[2] for c in flat], np.intp)
     ground = None if tiles is None else _ground_shares(stack.bgr, k, x, y, tiles)
     goes_on = _continuing(stack.bgr, k, x, y)
+    strip = _dark_strip(stack.lum, k, x, y)
+    rim_over_top = _brightest_rim(stack.lum, k, x, y)
     tops = _top_colours(stack.bgr, k, x, y)
     best, res = _colour_fits(tops, refs)
+    # Each top under its own tile's colour (whether it is that tile's print is asked below).
+    tile_res = None if tiles is None else fit_residuals(tops, tiles[k], paired=True)[:, 0]
     # A body dark against its bright surroundings may be any dark colour's: black, or brown (on a
     # source's white or the solar tile, a brown pawn's top is too dull for a dome; 4600-4842: three
     # missed so) - brown only when its top is clearly brown: a finger's shaded edge in a hand's
     # shadow is a dull brown too (fits 0.12 where those pawns fit 0.05 at most).
     lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
     black_refs, dark_refs = lin_refs < DARK_REF, lin_refs < DARK_BODY_REF
+    white = _white_index(refs)
     ppm = READ_PX_PER_MM
     result = []
     first = 0
@@ -335,8 +341,6 @@ def _pawns_in_patches(stack: _Stack, names, refs,
                 continue  # the clearer of two overlapping domes is the pawn
             if tile is not None and ground[i] < MIN_GROUND:
                 continue  # no tile round it: a fingertip, a knuckle
-            if goes_on[i]:
-                continue  # its colour goes on past its rim: a finger, not a disc
             # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a
             # like hue - brown on orange - is a pawn).
             if tile is not None and not looked:
@@ -344,11 +348,17 @@ def _pawns_in_patches(stack: _Stack, names, refs,
                 own_lum = None if own is None else _tile_luminance(stack, t, own)
                 looked = True
             bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
-            print_like = own if own_lum is not None and bright >= PRINT_LUM * own_lum else None
-            colour = _named(tops[i], int(best[i]), res[i], names, print_like)
+            print_like = own is not None and own_lum is not None and bright >= PRINT_LUM * own_lum
+            colour = _named(int(best[i]), res[i], names, tile_res[i] if print_like else None)
             if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]
                               or (not black_refs[names.index(colour)] and res[i, best[i]] > DARK_BODY_FIT)):
                 continue
+            if goes_on[i] and (white is None or colour != names[white]):
+                continue  # its colour goes on past its rim: a finger (a white pawn stands on a source's white)
+            if white is not None and colour == names[white] and rim_over_top[i] >= RING_GOES_ON:
+                continue  # a white top with a rim as bright in some direction: the source's ring going on
+            if strip[i] and colour is not None and colour is not _PRINT and black_refs[names.index(colour)]:
+                continue  # a black reading inside a dark band longer than a pawn: a hand's shadow
             if colour is not _PRINT:
                 out.append(((float(px), float(py)), colour))
         result.append(out)
@@ -358,18 +368,48 @@ def _pawns_in_patches(stack: _Stack, names, refs,
 def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per point of the padded stack: whether the top's colour goes on beyond a pawn's rim
     (CONTINUE_RADII) in two neighbouring directions: a finger does, a pawn does not (no two pawns
-    share a colour and none has a tile's). A white top is let be: a white pawn on a source stands
-    against the source's white."""
+    share a colour and none has a tile's; the caller lets a white pawn be, which stands on a
+    source's white). A lit finger's pale top is as near the print's white as a pawn's: it is asked
+    too (tuning seeds 5000-5199: fingertips read brown within 0.03-0.10 of their finger beyond, two
+    of them under SAME_COLOUR; a pink pawn on the purple tile within 0.089 of it, so no looser)."""
     spokes = _spokes(bgr, k, x, y, (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)  # (points, radii, dirs, 3)
     n = len(spokes)
     top = _median(spokes[:, :3].reshape(n, -1, 3).astype(np.float32))  # (np.median's values, less overhead)
-    white = fit_residuals(top, np.array([PRINT_WHITE], np.float32))[:, 0] < MAX_COLOUR_RESIDUAL
     beyond = _median(spokes[:, 3:].astype(np.float32))  # (points, directions, 3)
-    # Each point's twelve directions against its own top (the diagonal of all against all: a few
-    # domes a frame reach this far).
-    res = fit_residuals(beyond.reshape(-1, 3), top, k_range=(0.3, 1.5), w_max=0.0).reshape(n, -1, n)
-    same = res[np.arange(n), :, np.arange(n)] < SAME_COLOUR
-    return ~white & (same & np.roll(same, 1, axis=1)).any(axis=1)
+    # Each point's twelve directions against its own top.
+    res = fit_residuals(beyond.reshape(-1, 3), np.repeat(top, beyond.shape[1], axis=0), k_range=(0.3, 1.5),
+                        w_max=0.0, paired=True).reshape(n, -1)
+    same = res < SAME_COLOUR
+    return (same & np.roll(same, 1, axis=1)).any(axis=1)
+
+
+RING_GOES_ON = 1.0  # a white top's rim this bright (over the top) in any direction: no dome
+
+
+def _brightest_rim(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded luminance stack: its rim's brightest direction over its top (as
+    `_dome` reads them). A dome's top is its brightest; a stretch of a source's white ring may pass
+    `_dome` with its rim dark in 10 of 12 directions, but where the ring goes on, a direction or two
+    is as bright as the point or brighter (tuning seeds 5000-5149: 1.01-1.13 on four such; at most
+    0.97 on 145 white pawns)."""
+    prof = _spokes(lum, k, x, y, tuple(_RADII[:_R_RIM.stop]), READ_PX_PER_MM)
+    top = prof[:, _R_TOP].reshape(len(k), -1).mean(axis=1)
+    return _mean_over_radii(prof[:, _R_RIM]).max(axis=1) / np.maximum(top, 1e-6)
+
+
+STRIP_RADII = (10.0, 10.5, 11.0, 11.5, 12.0)  # past a pawn's rim (8 mm) and its blur...
+STRIP_DARK = 1.5  # ... as dark as its top (this many times its brightness at most) in two opposite directions
+
+
+def _dark_strip(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded luminance stack: whether its darkness goes on past a pawn's rim in
+    two opposite directions - a dark band through it, longer than a pawn is wide (the shadow a
+    hand casts along its edge, tuning seed 5011), where a black pawn is a dark disc with brighter
+    ground beyond it all round but where its neighbours or the cap stand (on one side)."""
+    top = _spokes(lum, k, x, y, tuple(_RADII[_R_TOP]), READ_PX_PER_MM).reshape(len(k), -1).mean(axis=1)
+    beyond = _mean_over_radii(_spokes(lum, k, x, y, STRIP_RADII, READ_PX_PER_MM))  # (points, directions)
+    dark = beyond <= STRIP_DARK * np.maximum(top, 1e-3)[:, None]
+    return (dark & np.roll(dark, len(_ANGLES) // 2, axis=1)).any(axis=1)
 
 
 def _continues(patch: np.ndarray, x: int, y: int) -> bool:
@@ -390,25 +430,34 @@ def _ground_shares(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
     return (own < MAX_COLOUR_RESIDUAL).mean(axis=1)
 
 
-def _ring_means(lum: np.ndarray, rings: tuple[tuple[float, float], ...], ppm: float) -> list[np.ndarray]:
-    """Per ring (r0, r1 mm): the mean of `lum` over that annulus around every pixel, as
-    cv2.filter2D with BORDER_REPLICATE gives it.
+def _ring_means(lum: np.ndarray, rings: tuple[tuple[float, float], ...], ppm: float,
+                inset: int = 0) -> list[np.ndarray]:
+    """Per ring (r0, r1 mm): the mean of `lum` over that annulus around every pixel `inset` px or
+    more inside the image (the window lum[inset:-inset, inset:-inset]), as cv2.filter2D with
+    BORDER_REPLICATE gives it.
 
     The kernels are big, so filter2D would go through the DFT anyway - once per kernel, each time
     transforming the patch and the kernel again. Here the patch is transformed once and the
-    kernels' spectra are kept: a third of the cost, the same means to float32 rounding."""
+    kernels' spectra are kept: a third of the cost, the same means to float32 rounding. Only the
+    window and the kernels' reach round it are transformed (a patch's 184 px peak window fits a
+    216 px transform, half the work of a 240 px one)."""
     h, w = lum.shape
     pad = max(int(math.ceil(r1 * ppm)) for _, r1 in rings)
-    rows, cols = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
-    # Replicated out to the transform's size: what wraps round only reaches the padding.
-    padded = cv2.copyMakeBorder(np.ascontiguousarray(lum, np.float32), pad, rows - h - pad, pad, cols - w - pad,
+    wh, ww = h - 2 * inset, w - 2 * inset
+    rows, cols = cv2.getOptimalDFTSize(wh + 2 * pad), cv2.getOptimalDFTSize(ww + 2 * pad)
+    # The window and its reach, replicated past the image's edge and out to the transform's size:
+    # what wraps round only reaches the padding.
+    lo = inset - pad  # where the transform's first row (and column) lies in the image
+    cut = np.ascontiguousarray(lum[max(lo, 0):min(h, h - lo), max(lo, 0):min(w, w - lo)], np.float32)
+    top, left = max(-lo, 0), max(-lo, 0)
+    padded = cv2.copyMakeBorder(cut, top, rows - cut.shape[0] - top, left, cols - cut.shape[1] - left,
                                 cv2.BORDER_REPLICATE)
     spectrum = cv2.dft(padded)
     out = []
     for r0, r1 in rings:
         mean = cv2.dft(cv2.mulSpectrums(spectrum, _kernel_spectrum(r0, r1, ppm, rows, cols), 0),
                        flags=cv2.DFT_INVERSE | cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
-        out.append(mean[pad:pad + h, pad:pad + w])
+        out.append(mean[pad:pad + wh, pad:pad + ww])
     return out
 
 
@@ -516,12 +565,35 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     rim_dirs = _mean_over_radii(prof[:, _R_RIM])
     rim = _median(rim_dirs)
     mid = prof[:, _R_MID].reshape(n, -1).mean(axis=1)
-    far = prof[:, _R_FAR]
-    out = far.reshape(n, -1).mean(axis=1)
+    far_max = _extreme_over_radii(prof[:, _R_FAR], np.maximum)
     dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    # Cheap rejection first: most points fail what every kind of pawn needs, and the costlier
+    # measures below (where each direction is darkest, the body) are taken of the rest only (per
+    # point, so the very same values). A coloured pawn's rim is dark and its dome still bright 4 mm
+    # out; a black pawn's top and a dark body's (top <= DARK_TOP_OVER_BODY * body < DARK_BODY times
+    # that) are dark with surroundings BLACK_SURROUND times the body, so 1 / DARK_TOP_OVER_BODY of
+    # that times the top (a little less, clear of rounding) in as many directions.
+    maybe_coloured = (mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
+    dark_bound = DARK_TOP_OVER_BODY * DARK_BODY * 1.001
+    around_bound = 0.999 * BLACK_SURROUND / DARK_TOP_OVER_BODY
+    maybe_dark = (top < dark_bound) & ((far_max >= around_bound * top[:, None]).sum(axis=1) >= BLACK_BRIGHT_DIRECTIONS)
+    quality = np.full(n, np.nan)
+    dark_body, one_short = np.zeros(n, bool), np.zeros(n, bool)
+    at = np.flatnonzero(maybe_coloured | maybe_dark)
+    if len(at):
+        quality[at], dark_body[at], one_short[at] = _dome_kind(prof[at], top[at], rim_dirs[at], rim[at], mid[at],
+                                                               far_max[at], dark[at])
+    return quality, dark_body, one_short
+
+
+def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_dome`'s answers for points that may be a pawn, from their profiles and the measures
+    `_dome` took of all points."""
+    n = len(prof)
+    out = prof[:, _R_FAR].reshape(n, -1).mean(axis=1)
     # Where each direction is darkest (3-9 mm out): all round a pawn, at its rim; elsewhere (a
     # tile's white source ring between its dark centre and dark edge) at different distances.
-    darkest = _RADII[_R_BAND][np.argmin(prof[:, _R_BAND], axis=1)]  # (points, directions)
+    darkest = _darkest_radius(prof[:, _R_BAND], _RADII[_R_BAND])  # (points, directions)
     darkest_median = _median(darkest)
     round_rim = (np.abs(darkest - darkest_median[:, None]) <= 1.0).sum(axis=1)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
@@ -533,7 +605,6 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     # (`_refined` checks its colour; print's white and fingertips come that close too).
     one_short = coloured & ~round_ok & (floor < len(_ANGLES)) & (floor >= len(_ANGLES) - SHORT_OF_ROUND)
     coloured &= round_ok | (floor >= len(_ANGLES) - SHORT_OF_ROUND)
-    far_max = _extreme_over_radii(far, np.maximum)
     bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
     body = prof[:, _R_BODY].reshape(n, -1).mean(axis=1)
@@ -545,6 +616,17 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
                        np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
                                 np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
     return quality, dark_body, one_short
+
+
+def _darkest_radius(band: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """radii[np.argmin(band, axis=1)] of a (points, radii, directions) array - the first radius
+    where each direction is at its lowest - written out over the few radii (numpy's argmin over a
+    middle axis costs several times more)."""
+    lowest = _extreme_over_radii(band, np.minimum)
+    out = np.full(lowest.shape, radii[-1])
+    for i in range(band.shape[1] - 2, -1, -1):  # backwards: the first of equal lows wins
+        out = np.where(band[:, i] == lowest, radii[i], out)
+    return out
 
 
 def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray) -> np.ndarray:
@@ -621,7 +703,7 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
 
     everywhere = np.arange(len(x))
     top = ring(_TOP_RING, everywhere)
-    out = _shaded_tops(ring(_RIM_RING, everywhere), top, k)
+    out = _shaded_tops(ring(_RIM_RING, everywhere), top)
     # A pawn's outer rim (7.5 mm) is blurred with the tile round it: a clipped pink or a cyan top on
     # the yellow tile is then too green and not blue enough out there (tuning seeds 4600-4699: six
     # pawns round the cap or on a source lost so). Its flank 5-6 mm out is still its own colour in
@@ -631,24 +713,13 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
     rest = everywhere[~out]
     rest = rest[_lit_colour(top[rest])] if len(rest) else rest
     if len(rest):
-        out[rest] = _shaded_tops(ring(_INNER_RIM_RING, rest), top[rest], k[rest])
+        out[rest] = _shaded_tops(ring(_INNER_RIM_RING, rest), top[rest])
     return out
 
 
-def _shaded_tops(rim: np.ndarray, top: np.ndarray, k: np.ndarray) -> np.ndarray:
+def _shaded_tops(rim: np.ndarray, top: np.ndarray) -> np.ndarray:
     """Per point: whether its rim colour is its top's in shade (k up to 1, no white added)."""
-    if len(k) <= PAIRED_AT_ONCE:  # few: one call (a call's overhead is most of its cost)
-        return np.diagonal(fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0)) < MAX_RIM_RESIDUAL
-    out = np.empty(len(k), bool)
-    for t in np.unique(k):
-        # Each rim against its own top (the diagonal of every rim under every top), a patch at a
-        # time: all against all over the whole frame would grow as its square.
-        at = np.flatnonzero(k == t)
-        out[at] = np.diagonal(fit_residuals(rim[at], top[at], k_range=(0.0, 1.0), w_max=0.0)) < MAX_RIM_RESIDUAL
-    return out
-
-
-PAIRED_AT_ONCE = 48  # points whose rims are fitted to their tops in one call, all against all
+    return fit_residuals(rim, top, k_range=(0.0, 1.0), w_max=0.0, paired=True)[:, 0] < MAX_RIM_RESIDUAL
 
 
 def _ring_colour(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, radii: tuple[float, ...]) -> np.ndarray:
@@ -701,10 +772,10 @@ def _colour_fits(tops: np.ndarray, refs) -> tuple[np.ndarray, np.ndarray]:
     return best, res
 
 
-def _named(top: np.ndarray, best: int, res: np.ndarray, names, tile: np.ndarray | None = None) -> str | None:
+def _named(best: int, res: np.ndarray, names, tile_res: float | None = None) -> str | None:
     """A top's colour name from its fits (`_colour_fits`), None when no taught colour explains it, or
-    _PRINT when the tile's own colour (`tile`) explains it better."""
-    if tile is not None and fit_residuals(top[None], tile[None])[0, 0] < res[best]:
+    _PRINT when the tile's own colour explains it better (`tile_res`: its fit residual under it)."""
+    if tile_res is not None and tile_res < res[best]:
         return _PRINT
     return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
 
@@ -713,7 +784,8 @@ def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | N
     """The colour of the top at (x, y) of one patch (see `_named`)."""
     top = _top_colours(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))
     best, res = _colour_fits(top, refs)
-    return _named(top[0], int(best[0]), res[0], names, tile)
+    tile_res = None if tile is None else fit_residuals(top, np.asarray(tile, np.float32)[None])[0, 0]
+    return _named(int(best[0]), res[0], names, tile_res)
 
 
 def _white_index(refs: np.ndarray) -> int | None:

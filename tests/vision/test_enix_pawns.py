@@ -309,3 +309,155 @@ def test_the_cap_is_read_from_every_other_pixel_near_the_middle_in_row_order():
     ys, xs, core = _cap_pixels(184)
     assert np.array_equal(ys, np.nonzero(near)[0]) and np.array_equal(xs, np.nonzero(near)[1])
     assert np.array_equal(core, r[near] < CAP_CORE_MM) and 0 < core.sum() < len(core)
+
+
+# --- session 7: the same readings, less work -------------------------------------------------------
+def test_the_cheap_rejection_drops_no_point_the_full_check_takes():
+    """`_dome` measures only what every kind of pawn needs on all points, and the rest on the points
+    that pass: on domes, black pawns, dark bodies and noise, the very answers of the full check
+    (`_dome_kind`) on every point."""
+    import tablecam.vision.enix_pawns as pm
+
+    patches = [_pawn_patch((150, 60, 120), (180, 122, 240), (70, 92)), _pawn_patch((240, 242, 244), (34, 34, 34),
+                                                                                  (92, 92)),
+               _pawn_patch((30, 140, 240), (38, 74, 122), (92, 110))] + _noisy_patches(2)
+    stack = _stack(patches)
+    yy, xx = np.mgrid[20:164:3, 20:164:3]
+    k = np.repeat(np.arange(len(patches)), xx.size)
+    x, y = np.tile(xx.ravel(), len(patches)), np.tile(yy.ravel(), len(patches))
+    prof = _spokes(stack.lum, k, x, y, tuple(pm._RADII), READ_PX_PER_MM)
+    n = len(prof)
+    top = prof[:, pm._R_TOP].reshape(n, -1).mean(axis=1)
+    rim_dirs = pm._mean_over_radii(prof[:, pm._R_RIM])
+    full = pm._dome_kind(prof, top, rim_dirs, pm._median(rim_dirs), prof[:, pm._R_MID].reshape(n, -1).mean(axis=1),
+                         pm._extreme_over_radii(prof[:, pm._R_FAR], np.maximum),
+                         (rim_dirs < pm.DARK_RIM * top[:, None]).sum(axis=1))
+    got = pm._dome(stack.lum, k, x, y)
+    assert np.isfinite(full[0]).sum() >= 3  # the three pawns at least
+    for a, b in zip(got, full):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_the_darkest_radius_is_numpys_first_argmin():
+    from tablecam.vision.enix_pawns import _darkest_radius
+
+    rng = np.random.default_rng(3)
+    band = rng.integers(0, 4, (300, 13, 12)).astype(np.float32)  # many ties: the first lowest wins
+    radii = np.arange(3.0, 9.01, 0.5)
+    assert np.array_equal(_darkest_radius(band, radii), radii[np.argmin(band, axis=1)])
+
+
+def test_ring_means_on_a_window_are_the_whole_patchs_there():
+    """The peaks' ring means are taken on the window where peaks are looked for (a smaller transform):
+    the means of the whole patch there, to float32 rounding."""
+    from tablecam.vision.enix_pawns import _ring_means
+
+    lum = _luminance(_noisy_patches(1)[0])
+    rings = ((0.0, 2.5), (5.5, 7.5), (0.0, 4.8), (8.8, 11.2))
+    for inset in (13, 30):
+        for part, whole in zip(_ring_means(lum, rings, READ_PX_PER_MM, inset), _ring_means(lum, rings, READ_PX_PER_MM)):
+            assert part.shape == (184 - 2 * inset,) * 2
+            assert np.allclose(part, whole[inset:-inset, inset:-inset], rtol=0, atol=2e-6)
+
+
+def test_a_paired_colour_fit_is_the_diagonal_of_all_against_all():
+    """piece_colours.fit_residuals(paired=True): each pixel under its own reference, clipped channels
+    or not, as the diagonal of every pixel under every reference (to float32 rounding)."""
+    from tablecam.vision.piece_colours import fit_residuals
+
+    rng = np.random.default_rng(7)
+    pixels = rng.integers(0, 256, (200, 3)).astype(np.float32)
+    pixels[::7, 1] = 255  # clipped
+    refs = rng.integers(0, 256, (200, 3)).astype(np.float32)
+    for kw in ({}, {"k_range": (0.0, 1.0), "w_max": 0.0}):
+        paired = fit_residuals(pixels, refs, paired=True, **kw)
+        assert paired.shape == (200, 1)
+        assert np.allclose(paired[:, 0], np.diagonal(fit_residuals(pixels, refs, **kw)), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError):
+        fit_residuals(pixels, refs[:3], paired=True)
+
+
+# --- session 7: no invented pawns ------------------------------------------------------------------
+def _black_pawn_lum(n: int = 184) -> np.ndarray:
+    """A black pawn (a dark disc of 8 mm) in the middle of a bright tile: luminance, padded stack."""
+    yy, xx = np.mgrid[0:n, 0:n]
+    r = np.hypot(xx - n // 2, yy - n // 2) / READ_PX_PER_MM
+    return np.where(r <= 8.0, 0.02, 0.5).astype(np.float32)
+
+
+def _padded(lum: np.ndarray) -> np.ndarray:
+    return cv2.copyMakeBorder(lum, STACK_PAD, STACK_PAD, STACK_PAD, STACK_PAD, cv2.BORDER_REPLICATE)[None]
+
+
+def test_a_dark_band_through_a_point_is_a_strip_a_black_pawn_is_not():
+    """The shadow a hand casts along its edge is a dark band longer than a pawn (tuning seed 5011:
+    two black pawns invented on it); a black pawn is a dark disc, also beside the cap (dark on
+    one side only)."""
+    from tablecam.vision.enix_pawns import _dark_strip
+
+    at = (np.zeros(1, np.intp), np.array([92]), np.array([92]))
+    pawn = _black_pawn_lum()
+    assert not _dark_strip(_padded(pawn), *at)[0]
+    beside_cap = pawn.copy()
+    yy, xx = np.mgrid[0:184, 0:184]
+    beside_cap[np.hypot(xx - 92 - 27 * READ_PX_PER_MM, yy - 92) <= 17 * READ_PX_PER_MM] = 0.02
+    assert not _dark_strip(_padded(beside_cap), *at)[0]
+    band = np.full((184, 184), 0.5, np.float32)
+    band[:, 92 - 8:92 + 8] = 0.02  # 8 mm wide, across the patch
+    assert _dark_strip(_padded(band), *at)[0]
+
+
+def _ring_patch(n: int = 184) -> np.ndarray:
+    """A source's white ring (12-16 mm round the middle, brightest along its middle line) on a
+    purple tile, with a dark inner disc: luminance, padded stack."""
+    yy, xx = np.mgrid[0:n, 0:n]
+    r = np.hypot(xx - n // 2, yy - n // 2) / READ_PX_PER_MM
+    lum = np.where(r < 9.0, 0.1, 0.15).astype(np.float32)
+    on = (r >= 9.0) & (r <= 17.0)
+    lum[on] = 0.9 - 0.5 * np.abs(r[on] - 13.0) / 4.0
+    return _padded(lum)
+
+
+def test_a_white_tops_rim_brighter_than_it_somewhere_is_the_sources_ring():
+    """A stretch of the ring is brightest along the ring, past the point: its rim there is as bright
+    as its top (tuning seeds 5004, 5028, 5104: white pawns invented so); a dome's top is its brightest."""
+    from tablecam.vision.enix_pawns import RING_GOES_ON, _brightest_rim
+
+    ring = _ring_patch()
+    at = (np.zeros(1, np.intp), np.array([92 + 26]), np.array([92]))  # on the ring, 13 mm out
+    assert _brightest_rim(ring, *at)[0] >= RING_GOES_ON
+    dome = _luminance(_pawn_patch((150, 60, 120), (240, 242, 244), (92, 92)))
+    assert _brightest_rim(_padded(dome), np.zeros(1, np.intp), np.array([92]), np.array([92]))[0] < RING_GOES_ON
+
+
+def test_a_pale_fingertip_is_asked_whether_its_colour_goes_on():
+    """A lit fingertip's top is pale enough for the print's white, which used to let it be (tuning
+    seeds 5047, 5094, 5109: fingertips read brown); its colour going on past the rim now drops it
+    unless it is read as the white pawn."""
+    from tablecam.vision.enix_pawns import _continuing
+
+    skin = (190, 210, 240)  # pale, lit skin: the print's white explains it
+    finger = np.empty((184, 184, 3), np.uint8)
+    finger[:] = (150, 60, 120)
+    x, y, r = 92, 92, int(8 * READ_PX_PER_MM)
+    cv2.circle(finger, (x, y), r, skin, -1)
+    cv2.rectangle(finger, (x, y - r), (183, y + r), skin, -1)  # the finger runs off the patch
+    assert _continuing(_stack([finger]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))[0]
+
+
+def test_the_colour_fits_clip_is_numpys_own():
+    """piece_colours._clip (np.clip without its dispatch, nine times a fit): the very values, with
+    array or scalar bounds, in place or not."""
+    from tablecam.vision.piece_colours import _clip
+
+    rng = np.random.default_rng(11)
+    a = (rng.random((300, 7)) * 4 - 1).astype(np.float32)
+    a[::9] = 0.5  # values on a bound
+    hi = rng.random(7).astype(np.float32) + 0.5
+    for lo, top in ((0.0, hi), (0.35, 3.0), (0.0, 0.5)):
+        want = np.clip(a, lo, top)
+        got = _clip(a, lo, top)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        inplace = a.copy()
+        _clip(inplace, lo, top, out=inplace)
+        assert np.array_equal(inplace, want)

@@ -5,8 +5,8 @@
     .venv/bin/python bench/stixx_enix_detect.py --game enix --first 4200 --count 30 --against a74715f
 
 `--against REV` (speed work): that revision's own ENIX reader (enix.py, enix_hexes.py,
-enix_search.py, enix_rays.py, piece_colours.py, from git; pawns, cards and the table step are the
-working tree's in both) is run on the same frames, alternating with the working tree's, in this
+enix_search.py, enix_rays.py, enix_cards.py, piece_colours.py, from git, or from a directory
+holding copies of them when REV is one; pawns and the table step are the working tree's in both) is run on the same frames, alternating with the working tree's, in this
 one process: both arms' medians under the same load, and how many observations differ (a speed
 change must read identically: the observations are compared as JSON, frame by frame).
 
@@ -155,13 +155,16 @@ def _revision_reader(rev: str):
     import subprocess
     import tempfile
 
-    own = ("enix.py", "enix_hexes.py", "enix_search.py", "enix_rays.py", "piece_colours.py")
+    own = ("enix.py", "enix_hexes.py", "enix_search.py", "enix_rays.py", "enix_cards.py", "piece_colours.py")
+    copies = Path(rev) if Path(rev).is_dir() else None  # (a snapshot of the files: uncommitted work compared)
     name = "enix_at_" + "".join(ch for ch in rev if ch.isalnum())
     package = Path(tempfile.mkdtemp(prefix="tablecam_against_")) / name
     package.mkdir()
     (package / "__init__.py").write_text("")
     for path in sorted((ROOT / "tablecam" / "vision").glob("*.py")):
-        if path.name in own:
+        if path.name in own and copies is not None:
+            text = (copies / path.name).read_text()
+        elif path.name in own:
             text = subprocess.run(["git", "show", f"{rev}:tablecam/vision/{path.name}"], cwd=ROOT, check=True,
                                   capture_output=True, text=True).stdout
         elif path.name != "__init__.py":

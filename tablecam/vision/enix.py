@@ -8,7 +8,8 @@ How a frame is read:
 1. The table: markers -> table millimetres and the frame's white reference (calibration); a coarse
    white-balanced top-down image (0.5 px/mm) whose every pixel is named after the colour that
    explains it: an energy, the table, print white, black, ENIX grey, card back (enix_search.py).
-2. Tiles: each energy's hexagon on the layout's lattice (enix_hexes.py).
+2. Tiles: each energy's hexagon on the layout's lattice (enix_hexes.py), then centred on its
+   source's white ring where the raw frame shows it (_on_sources).
 3. The cap: the black disc of its size; pawns: domed discs on and around the tiles, whatever
    their colour (enix_pawns.py).
 4. Rays: each tile's six sides read from the raw frame (no ray, or 0-2 path points); the turn of
@@ -25,8 +26,10 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from tablecam.calibration.geometry import TableGeometry
@@ -36,7 +39,7 @@ from tablecam.rules.enix.energies import DEFAULT_RAYS
 from .enix_cards import read_cards
 from .enix_hexes import APOTHEM_MM, HexFit, find_hexes, hexagons_mask
 from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette, tile_patches
-from .enix_rays import SideReading, match_turns, read_sides, sample_points
+from .enix_rays import SOURCE_MM, SideReading, match_turns, read_sides, sample_points
 from .enix_search import class_map, find_card_blobs
 from .piece_colours import srgb_to_linear
 from .table_view import TableReader, TableView, read_table
@@ -52,6 +55,16 @@ HAND_SEEN = 0.8
 HEX_AREA_MM2 = 3 * math.sqrt(3) / 2 * 64.0 ** 2
 PAWN_SHARE = math.pi * (PAWN_MM / 2) ** 2 / HEX_AREA_MM2
 CAP_SHARE = math.pi * (CAP_MM / 2) ** 2 / HEX_AREA_MM2
+# A tile's source (enix.md (model)): a white disc of SOURCE_MM edged by a dark ring 2 mm wide, the
+# tile's colour inside 9 mm. Where it shows, it puts the tile's centre to a fraction of a mm.
+SOURCE_WHITE_MM = (10.5, 15.0)  # radii of the white between the inner disc and the dark edge...
+SOURCE_EDGE_MM = (SOURCE_MM / 2 - 1.6, SOURCE_MM / 2 - 0.4)  # ... and of the dark edge
+SOURCE_REACH_MM = 6.0  # how far from the map's centre the source is looked for
+SOURCE_STEP_MM = 0.5
+# The white's whiteness (linear light) above the edge's at the best place: below it, the source is
+# not seen (the cap or a crowd of pawns on it, a hand) and the map's centre stays (5200-5299: a
+# source under the cap or five pawns scores 0.01-0.09, a clear one 0.2-1).
+MIN_SOURCE_CONTRAST = 0.15
 
 
 @dataclass(frozen=True)
@@ -145,7 +158,8 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
         table = dict(settings.rays)
         before = _last_rotations(state)
         covers = [(p.centre, PAWN_MM / 2 + 1.5) for p in pawns] + ([(cap, CAP_MM / 2 + 1.5)] if cap else [])
-        ordered = sorted(hexes, key=lambda h: energies.index(h.energy))
+        # (The pawns and the cards keep the map's centres: only the tiles' own readings move.)
+        ordered = sorted(_on_sources(view, hexes), key=lambda h: energies.index(h.energy))
         for h, seen in zip(ordered, _ray_samples(view, ordered)):
             entry, note = _read_hex(h, seen, table[h.energy], before.get(h.energy), covers)
             obs["hexes"].append(entry)
@@ -167,6 +181,58 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     if unsure:
         warnings.append(f"{unsure} card value{'s' if unsure > 1 else ''} could not be read for sure: shown as null")
     return obs
+
+
+def _on_sources(view: TableView, hexes: list[HexFit]) -> list[HexFit]:
+    """The tiles, each centred on its source where the raw frame shows it: the coarse map's centre
+    is 1-2 mm off (its pixel is 2 mm), and a tile partly under a hand is placed by its lattice cell
+    and what colour shows, several mm off at times. Within SOURCE_REACH_MM of the map's centre, the
+    place where the source's white ring is brightest against its dark edge (both as mean
+    whiteness over their annuli: pawns standing on the ring only dim it) is taken, when that
+    contrast reaches MIN_SOURCE_CONTRAST."""
+    grid, kernel = _source_grid(), _source_kernel()
+    bgr, inside, _ = view.sample(np.concatenate([grid + np.asarray(h.centre) for h in hexes]))
+    n = int(round(math.sqrt(len(grid))))
+    white = _whiteness(bgr).astype(np.float32).reshape(len(hexes), n, n)
+    seen = inside.reshape(len(hexes), -1).all(axis=1)
+    r = int(round(SOURCE_REACH_MM / SOURCE_STEP_MM))
+    out = []
+    for h, w, whole in zip(hexes, white, seen):
+        if not whole:  # (a window leaving the frame: no source to be sure of)
+            out.append(h)
+            continue
+        # The kernel at every place within reach (the grid is just that wide): (2r + 1) squared.
+        score = cv2.matchTemplate(w, kernel, cv2.TM_CCORR)
+        iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
+        if score[iy, ix] < MIN_SOURCE_CONTRAST:
+            out.append(h)
+            continue
+        centre = (h.centre[0] + (ix - r) * SOURCE_STEP_MM, h.centre[1] + (iy - r) * SOURCE_STEP_MM)
+        out.append(replace(h, centre=(float(centre[0]), float(centre[1]))))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _source_kernel() -> np.ndarray:
+    """The mean over the source's white annulus less the mean over its dark edge, on the grid's step."""
+    m = int(math.ceil(SOURCE_EDGE_MM[1] / SOURCE_STEP_MM)) + 1
+    t = np.arange(-m, m + 1) * SOURCE_STEP_MM
+    rr = np.hypot(*np.meshgrid(t, t))
+    white = ((rr >= SOURCE_WHITE_MM[0]) & (rr <= SOURCE_WHITE_MM[1])).astype(np.float32)
+    edge = ((rr >= SOURCE_EDGE_MM[0]) & (rr <= SOURCE_EDGE_MM[1])).astype(np.float32)
+    kernel = white / white.sum() - edge / edge.sum()
+    kernel.setflags(write=False)
+    return kernel
+
+
+@lru_cache(maxsize=1)
+def _source_grid() -> np.ndarray:
+    """(N, 2) mm offsets: a square grid just wide enough for the kernel at every place within reach."""
+    half = (_source_kernel().shape[0] // 2) * SOURCE_STEP_MM + SOURCE_REACH_MM
+    t = np.arange(-half, half + 1e-9, SOURCE_STEP_MM)
+    grid = np.stack(np.meshgrid(t, t), axis=-1).reshape(-1, 2)
+    grid.setflags(write=False)
+    return grid
 
 
 def _ray_samples(view: TableView, hexes: list[HexFit]) -> list[tuple]:

@@ -7,10 +7,13 @@ beside it. A path point is a white disc with a dark ring (enix.md (model): 9 mm,
 middle of the ray, or two at 0.3 and 0.72 of its length): along the ray each ring shows as two
 dips of brightness. A ray without such a dip has no path point; else its profile is compared
 with those of one and of two points (allowed to slide a little); the clearly better one is the
-reading, otherwise the side is unknown.
+reading, otherwise the side is unknown. A shallow dip (a blurred ring, or a bare ray's shading:
+both happen) is neither: the side is unread but may be only no point or the better fit, and a
+ray darker than the tile beside it (something bright there) is unread, not "no ray".
 
 The pattern read is matched against the ray table's entry for the energy under the six turns;
-the turn that agrees with every side read is the tile's rotation. A tile whose pattern repeats
+the turn that agrees with every side read (and with what an unread side may still be) is the
+tile's rotation. A tile whose pattern repeats
 when turned (solar's repeats every half turn) has several: the caller chooses (the last reading
 settles it). Sides under a pawn or the cap are unknown and do not vote. A pattern that no turn
 of the table explains is reported as read, with the rotation unknown: the set may differ from
@@ -36,17 +39,29 @@ BESIDE_MM = 9.0  # the tile's own colour, either side of a ray
 BLUR_MM = 0.9  # the camera's blur, for the expected profiles
 MIN_RAY_CONTRAST = 3.0  # a ray's weakest channel is at least this much brighter (linear light) than the tile's
 LOCAL_MAX_MM = 6.0  # the ray's brightness is judged against its maximum this far either way
-NO_POINT_DIP = 0.45  # a ray never darker than this (of its nearby maximum) has no path point's ring
+NO_POINT_DIP = 0.65  # a ray never darker than this (of its nearby maximum) has no path point's ring...
+POINT_DIP = 0.45  # ... and one darker than this has: between them (5200-5399: 5 % of bare rays and the rings
+# of a blurred frame), the side is 0 or the profile's fit, no more is claimed
+MIN_NO_RAY_CONTRAST = 0.6  # a side less bright than this (of the tile beside it) is not "no ray" (a bare
+# side is the tile either way, 0.8-1.5 on 5200-5399) but a ray beside something brighter (glare, a white piece)
 MIN_FIT = 0.6  # correlation of the profile with the expected one (1 or 2 path points)...
 MIN_MARGIN = 0.15  # ... and by how much it beats the other
 SHIFTS = range(-6, 7)  # samples (0.5 mm): how far an expected profile may slide
 MIN_VISIBLE = 0.45  # share of a side's samples that must be free of pawns, the cap and hands
 
 
+ANY = frozenset((None, 0, 1, 2))
+
+
 @dataclass(frozen=True)
 class SideReading:
     points: int | None  # 0, 1 or 2 path points; None: no ray
     known: bool  # False: this side could not be read
+    may_be: frozenset = ANY  # an unread side: what it may still be (a turn must agree with one of them)
+
+    @property
+    def options(self) -> frozenset:
+        return frozenset((self.points,)) if self.known else self.may_be
 
 
 def side_directions(side_angle: float) -> np.ndarray:
@@ -110,17 +125,28 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
             out.append(SideReading(None, False))
             continue
         if _percentile_below(contrasts[k][ok], 80, MIN_RAY_CONTRAST):
-            out.append(SideReading(None, True))
+            if _percentile_below(contrasts[k][ok], 80, MIN_NO_RAY_CONTRAST):
+                out.append(SideReading(None, False))  # darker than beside: a ray may lie by something bright
+            else:
+                out.append(SideReading(None, True))
             continue
         prof = profiles[k][ok]
-        if float(prof.min()) > NO_POINT_DIP:
+        dip = float(prof.min())
+        if dip > NO_POINT_DIP:
             out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
             continue
         # The tile's centre is known to a mm or two: each expected profile may slide a little.
         centred = prof - prof.mean()  # (for both expected profiles)
         one, two = (float(_correlations(centred, *_centred_rows(n, ok)).max()) for n in (1, 2))
-        if max(one, two) >= MIN_FIT and abs(one - two) >= MIN_MARGIN:
-            out.append(SideReading(1 if one > two else 2, True))
+        fit = 1 if one > two else 2
+        if max(one, two) < MIN_FIT or abs(one - two) < MIN_MARGIN:
+            fit = None
+        if dip > POINT_DIP:
+            # A shallow dip: a blurred ring, or a bare ray's shading (a bare ray can fit one point
+            # well): no point or the fit, whichever the other sides agree with.
+            out.append(SideReading(None, False, frozenset((0, fit)) if fit else frozenset((0, 1, 2))))
+        elif fit is not None:
+            out.append(SideReading(fit, True))
         else:
             out.append(SideReading(None, False))
     return out
@@ -180,7 +206,7 @@ def match_turns(reading: list[SideReading], row: tuple[int | None, ...]) -> list
     tile lies at table-order position (j + s) mod 6."""
     turns = []
     for s in range(6):
-        if all(not reading[(j + s) % 6].known or reading[(j + s) % 6].points == row[j] for j in range(6)):
+        if all(row[j] in reading[(j + s) % 6].options for j in range(6)):
             turns.append(s)
     return turns
 

@@ -159,6 +159,70 @@ def test_a_turn_agrees_only_with_the_sides_read():
     assert match_turns(read, row) == [2]
     read[0] = SideReading(None, False)
     assert 2 in match_turns(read, row)
+    # An unread side that may be only some values agrees with the turns that put one of them there.
+    read = [SideReading(row[(j - 2) % 6], True) for j in range(6)]
+    read[4] = SideReading(None, False, frozenset((0, 1)))  # (row[2] = 1 lies there at turn 2)
+    assert match_turns(read, row) == [2]
+    read[4] = SideReading(None, False, frozenset((0, 2)))
+    assert match_turns(read, row) == []
+
+
+def _ray_profile(spots_mm: tuple[float, ...], depth: float, blur_mm: float) -> np.ndarray:
+    """Linear brightness along a ray (enix_rays.ALONG_MM): 1, less `depth` on a path point's ring
+    at each distance, blurred."""
+    from tablecam.vision.enix_rays import ALONG_MM, RING_MM
+
+    fine = np.arange(ALONG_MM[0] - 5, ALONG_MM[-1] + 5, 0.1)
+    p = np.ones_like(fine)
+    for at in spots_mm:
+        r = np.abs(fine - at)
+        p[(r >= RING_MM[0]) & (r <= RING_MM[1])] -= depth
+    k = np.exp(-0.5 * (np.arange(-40, 41) * 0.1 / blur_mm) ** 2)
+    return np.interp(ALONG_MM, fine, np.convolve(p, k / k.sum(), mode="same"))
+
+
+def test_a_shallow_ring_is_no_point_or_the_fit_never_a_bare_ray():
+    """A blurred frame's path point leaves a dip too shallow to be sure of (5200-5399: read as a
+    bare ray, the tile's rotation was null): the side is unread, but may only be no point or the
+    profile's fit. A deep ring is read; no dip at all is a bare ray."""
+    from tablecam.vision.enix_rays import ALONG_MM, SPAN, read_sides
+
+    middle = SPAN[0] + 0.5 * (SPAN[1] - SPAN[0])
+    rows = [_ray_profile((middle,), 0.9, 0.5), _ray_profile((middle,), 0.9, 0.9), _ray_profile((), 0.0, 1.0),
+            _ray_profile((middle,), 0.9, 0.9), _ray_profile((middle,), 0.9, 0.9), _ray_profile((middle,), 0.9, 0.9)]
+    along = 20.0 * np.array(rows)  # a ray far brighter than the tile beside it
+    beside = np.ones((6, len(ALONG_MM), 2))
+    beside[5] = 40.0  # the tile beside the sixth side twice as bright as its "ray": no "no ray" claimed
+    read = read_sides(along, beside, np.ones((6, len(ALONG_MM)), bool))
+    assert (read[0].points, read[0].known) == (1, True)
+    assert not read[1].known and read[1].options == frozenset((0, 1))
+    assert (read[2].points, read[2].known) == (0, True)
+    assert not read[5].known and None in read[5].options
+
+
+def test_a_tile_is_centred_on_its_source_where_it_shows():
+    """The coarse map's centre of a tile (a hand over it: several mm off, 5200-5399) moves onto its
+    source's white ring; where the cap hides the source, the centre stays as it was given."""
+    from dataclasses import replace
+
+    from tablecam.vision.enix import _on_sources
+    from tablecam.vision.enix_hexes import HexFit
+
+    state = _layout(10.0)
+    state["cap"] = {"center_mm": state["hexes"][1]["center_mm"]}  # on the water tile's source
+    shot = _clean_shot(state, 6)
+    view = read_table(shot.image, profile=shot.profile, search_ppm=0.5, margin_mm=20)
+    truth = {h["energy"]: h["center_mm"] for h in shot.truth["hexes"]}
+    given = [HexFit(e, (c[0] + 4.0, c[1] - 3.0), 10.0, 1.0) for e, c in truth.items()]
+    placed = {h.energy: h.centre for h in _on_sources(view, given)}
+    for energy, centre in truth.items():
+        if energy == "water":
+            assert placed[energy] == (centre[0] + 4.0, centre[1] - 3.0)  # its source under the cap
+        else:
+            assert math.dist(placed[energy], centre) < 1.0, (energy, placed[energy], centre)
+    # A source out of reach is not looked for: the centre stays.
+    far = [replace(given[0], centre=(truth["solar"][0] + 12.0, truth["solar"][1]))]
+    assert _on_sources(view, far)[0].centre == far[0].centre
 
 
 def _tile_patch(tile_bgr=(200, 90, 30)) -> np.ndarray:

@@ -130,11 +130,11 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     for angle in _peaks(coarse, score, PEAKS_TRIED):
         fine = angle + np.arange(-1.5 * COARSE_STEP_DEG, 1.5 * COARSE_STEP_DEG, FINE_STEP_DEG)
         angle = float(fine[int(np.argmax(_angle_scores(q, w, pitch_mm, fine)))])
-        candidates = _phase_candidates(p, q, w, pitch_mm, angle, centre, site)
-        costs = _costs(angle, np.array([c.origin_mm for c in candidates]), p, w, pitch_mm, site)
+        origins = _phase_candidates(p, q, w, pitch_mm, angle, centre, site)
+        costs = _costs(angle, origins, p, w, pitch_mm, site)
         k = int(np.argmin(costs))
         if best is None or costs[k] < best[0]:
-            best = (float(costs[k]), candidates[k])
+            best = (float(costs[k]), Lattice(angle, (float(origins[k, 0]), float(origins[k, 1])), pitch_mm))
     assert best is not None
     lattice = best[1]
     previous = None
@@ -164,7 +164,7 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     rigid_inliers = inl
     if not allow_bend:
         return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), Bend(np.zeros((1, 2))),
-                          _mirror_images(canonical, signs[inl], site))
+                          _mirror_images(canonical, signs[inl], w[inl], site))
     bend = fit_bend(canonical, p[inl], cells[inl], signs[inl], site, w[inl])
     for _ in range(BEND_ROUNDS):
         bent = _bent_residual(canonical, bend, p, cells, signs, site)
@@ -183,7 +183,7 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     if inl.sum() < min_marks:
         return None
     return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), bend,
-                      _mirror_images(canonical, signs[inl], site))
+                      _mirror_images(canonical, signs[inl], w[inl], site))
 
 
 def site_residuals(lattice: Lattice, bend: Bend, points_mm, site: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -201,7 +201,15 @@ def _bent_residual(lattice: Lattice, bend: Bend, p: np.ndarray, cells: np.ndarra
     return np.hypot(*(p - sites).T) / lattice.pitch_mm
 
 
-def _mirror_images(lattice: Lattice, signs: np.ndarray, site: float) -> tuple[Lattice, ...]:
+MIRROR_MIN_SHARE = 0.2  # of the strongest inlier's weight: a mark this weak does not pin the lattice
+
+
+def _mirror_images(lattice: Lattice, signs: np.ndarray, weights: np.ndarray, site: float) -> tuple[Lattice, ...]:
+    # A faint mark (a speck on the table beside a lone tile, weighted down as off paper) that sits
+    # on a site by chance does not tell the two lattices apart: the strong marks alone decide
+    # whether both must be read (seed 5496: one tile's two black discs in a row, its rings not
+    # found, a speck 45 mm away on the table; the half-shifted lattice read a tile that was not there).
+    signs = signs[weights >= MIRROR_MIN_SHARE * weights.max()]
     shifts_u = [0.0] + ([float(2 * site * signs[0, 0])] if np.all(signs[:, 0] == signs[0, 0]) else [])
     shifts_v = [0.0] + ([float(2 * site * signs[0, 1])] if np.all(signs[:, 1] == signs[0, 1]) else [])
     out = []
@@ -227,24 +235,22 @@ def _peaks(angles: np.ndarray, score: np.ndarray, count: int) -> list[float]:
     return [float(angles[i]) for i in order[:count]]
 
 
-def _phase_candidates(p, q, w, pitch, angle, centre, site) -> list[Lattice]:
-    """Lattices at `angle` worth trying: the second harmonic's phase (both half-cell choices per
-    axis), and, because other marks can bias that phase (a big tile's rim), the phases that put
-    one of the strongest marks exactly on each of its four possible sites."""
-    out = _phase_lattices(q, w, pitch, angle, centre)
+def _phase_candidates(p, q, w, pitch, angle, centre, site) -> np.ndarray:
+    """The origins (C, 2) of the lattices at `angle` worth trying: the second harmonic's phase (both
+    half-cell choices per axis), and, because other marks can bias that phase (a big tile's rim),
+    the phases that put one of the strongest marks exactly on each of its four possible sites.
+    (Origins only: the one chosen becomes a Lattice, not all of them.)"""
     rot = Lattice(angle, (0.0, 0.0), pitch).rotation
     # From a mark to its cell's centre, for each of its four sites (the same for every mark).
-    to_centre = [rot @ (np.array(sign) * site * pitch) for sign in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
-    for k in np.argsort(-w)[:PHASE_SEEDS]:
-        for offset in to_centre:
-            origin = p[k] - offset
-            out.append(Lattice(angle, (float(origin[0]), float(origin[1])), pitch))
-    return out
+    to_centre = np.array([rot @ (np.array(sign) * site * pitch) for sign in ((1, 1), (1, -1), (-1, 1), (-1, -1))])
+    strongest = p[np.argsort(-w)[:PHASE_SEEDS]]
+    seeded = (strongest[:, None, :] - to_centre[None]).reshape(-1, 2)
+    return np.concatenate([_phase_origins(q, w, pitch, angle, centre), seeded])
 
 
-def _phase_lattices(q, w, pitch, angle, centre) -> list[Lattice]:
-    """The lattices at the second harmonic's phase, with each half-cell choice per axis (the
-    harmonic is measured once for the four)."""
+def _phase_origins(q, w, pitch, angle, centre) -> np.ndarray:
+    """The origins (4, 2) of the lattices at the second harmonic's phase, with each half-cell
+    choice per axis (the harmonic is measured once for the four)."""
     a = math.radians(angle)
     u = (q[:, 0] * math.cos(a) + q[:, 1] * math.sin(a)) / pitch
     v = (-q[:, 0] * math.sin(a) + q[:, 1] * math.cos(a)) / pitch
@@ -255,9 +261,8 @@ def _phase_lattices(q, w, pitch, angle, centre) -> list[Lattice]:
     out = []
     for half_u in (0.0, 0.5):
         for half_v in (0.0, 0.5):
-            origin = centre + rot @ np.array([u_phase + half_u, v_phase + half_v]) * pitch
-            out.append(Lattice(angle, (float(origin[0]), float(origin[1])), pitch))
-    return out
+            out.append(centre + rot @ np.array([u_phase + half_u, v_phase + half_v]) * pitch)
+    return np.array(out)
 
 
 def _sites(lattice: Lattice, p: np.ndarray, site: float):
@@ -288,6 +293,9 @@ def _costs(angle: float, origins: np.ndarray, p: np.ndarray, w: np.ndarray, pitc
     return (w[None, :] * (1.0 - np.exp(-0.5 * (res / COST_SCALE_UNITS) ** 2))).sum(axis=1)
 
 
+_REACH = [(di, dj) for di in range(-CLUSTER_GAP, CLUSTER_GAP + 1) for dj in range(-CLUSTER_GAP, CLUSTER_GAP + 1)]
+
+
 def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.ndarray:
     """Marks in the heaviest group of marked cells, cells at most CLUSTER_GAP apart counting as
     one group: tiles touch, clutter elsewhere on the table that happens to sit on a site does not."""
@@ -305,7 +313,8 @@ def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.n
         group, stack = {start}, [start]
         while stack:
             ci, cj = stack.pop()
-            near = [c for c in todo if abs(c[0] - ci) <= CLUSTER_GAP and abs(c[1] - cj) <= CLUSTER_GAP]
+            # The cells within reach looked up, not every cell left scanned (the same group).
+            near = [c for c in ((ci + di, cj + dj) for di, dj in _REACH) if c in todo]
             for other in near:
                 todo.discard(other)
                 group.add(other)

@@ -185,7 +185,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
             # known now: one found late may lean over a cell read early); the others would read
             # the same.
             redo = np.array([BLUR_MM.index(r.blur_mm) > limit for r in everything.readings], bool)
-            redo |= _near_stones(everything.centres, stone_cells, STONE_SHADE_WIDE_MM + tile / math.sqrt(2))
+            redo |= _near_stones(everything.centres, stone_cells, STONE_SHADE_WIDE_MM + tile / math.sqrt(2)) \
+                & ~_reads_the_same(everything, lattice, stone_cells)
             readings, visible = list(everything.readings), everything.visible.copy()
             fits, weights = everything.fits.copy(), everything.weights.copy()
             if redo.any():
@@ -209,7 +210,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
 
     if everything is not None:
         verdicts = _big_catalysts(verdicts, cells, everything, model)
-    tiles = _board(verdicts)
+    tiles = _board(verdicts, frozenset(s[0] for s in stone_cells if s[2] is not None))
     if everything is None or not any(v.kind == "tile" for v in tiles.values()):
         warnings.append(NO_BOARD)
         obs["stones"] = []
@@ -268,13 +269,15 @@ class _Cells:
     tint: np.ndarray
     fits: np.ndarray  # the best face fits closely, with ink where it has micropul (see _fits)
     weights: np.ndarray  # per pixel of `dark`: 0 where a stone leans over the cell or shades it
+    stones_known: np.ndarray  # (N,) int: how many of the board's stones were known when each cell was read
 
     @staticmethod
     def join(parts: list["_Cells"]) -> "_Cells":
         return _Cells(np.concatenate([p.centres for p in parts]), np.concatenate([p.visible for p in parts]),
                       [r for p in parts for r in p.readings], np.concatenate([p.dark for p in parts]),
                       np.concatenate([p.whites for p in parts]), np.concatenate([p.tint for p in parts]),
-                      np.concatenate([p.fits for p in parts]), np.concatenate([p.weights for p in parts]))
+                      np.concatenate([p.fits for p in parts]), np.concatenate([p.weights for p in parts]),
+                      np.concatenate([p.stones_known for p in parts]))
 
 
 def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, strength, state, settings, model,
@@ -349,13 +352,58 @@ def _beyond_covered(verdicts: dict, cells: list, read: "_Cells", paper_floor: fl
     if board_white is None:
         return out
     for k, cell in enumerate(cells):
-        if verdicts[cell].kind != "none" or not (_something_over(k, read.tint, read.visible)
-                                                 or _one_quadrant_over(read.readings[k], read.visible[k])):
+        if verdicts[cell].kind != "none":
             continue
+        over = _something_over(k, read.tint, read.visible) or _one_quadrant_over(read.readings[k], read.visible[k])
+        # A finger in its own shade (not coloured) over half a tile whose other half shows micropul
+        # that fit: the tile is there, and it may join a column of tiles beyond the hand to a
+        # tile the hand covers in part (seed 5511: two tiles and a stone beyond a hand missed).
+        half = _half_over(read.readings[k], read.visible[k])
+        if not (over or half):
+            continue
+        beside = ("tile", "covered") if half else ("tile",)
         if _partly_paper(k, read.whites, read.tint, board_white) \
-                and any(n in verdicts and verdicts[n].kind == "tile" for n in _neighbours(cell)):
+                and any(n in verdicts and verdicts[n].kind in beside for n in _neighbours(cell)):
             out |= set(_neighbours(cell))
     return out
+
+
+def _half_over(r: FaceReading, visible: np.ndarray) -> bool:
+    """Two visible quadrants or more fit the face closely and show micropul ink there (template
+    energy), the others do not fit at all: something lies over part of a tile."""
+    errors = np.asarray(r.quadrant_error, dtype=np.float64)
+    close = np.asarray(visible, bool) & (errors <= MAX_QUADRANT_ERROR)
+    off = np.asarray(visible, bool) & (errors > MAX_QUADRANT_ERROR)
+    return bool(close.sum() >= 2 and off.any() and r.face is not None
+                and _micropul_quadrants(r.face, close) > 0)
+
+
+def _micropul_quadrants(face: Face, which: np.ndarray) -> int:
+    """How many of the quadrants `which` (in QUADRANTS order) carry a micropul on `face`."""
+    if face.big:
+        return int(np.asarray(which, bool).sum())
+    return sum(1 for q, w in zip(QUADRANTS, which) if w and face.quadrant(q) in ("W", "B"))
+
+
+def _reads_the_same(read: "_Cells", lattice: Lattice, stones: list) -> np.ndarray:
+    """(N,) bool: cells that a new reading near the stones, at a blur the reading already has, would
+    read exactly as before (time saved, nothing else): no stone found since the cell was read can
+    reach it, the face fitted, and not only once the wide reach was masked (_read_shaded)."""
+    n = len(read.centres)
+    if n == 0 or not stones:
+        return np.ones(n, bool)
+    stone_mm = np.array([s[3] for s in stones], dtype=np.float64).reshape(-1, 2)
+    # Every stone that could touch a pixel of the cell (as _stone_weights, and a millimetre more).
+    reach = STONE_SHADE_WIDE_MM + lattice.pitch_mm / math.sqrt(2) + 1.0
+    d = np.hypot(read.centres[:, None, 0] - stone_mm[None, :, 0], read.centres[:, None, 1] - stone_mm[None, :, 1])
+    found_later = np.arange(len(stones))[None, :] >= read.stones_known[:, None]
+    same = ~((d < reach) & found_later).any(axis=1) & np.asarray(read.fits, bool)
+    if same.any():
+        # A reading with the wide reach masked (its weights are 0 beyond the narrow reach somewhere)
+        # came from a retry that a narrower blur limit could change.
+        narrow = _stone_weights(lattice, read.centres[same], stones, read.weights.shape[1], STONE_SHADE_MM)
+        same[np.nonzero(same)[0]] = (narrow == read.weights[same]).reshape(int(same.sum()), -1).all(axis=1)
+    return same
 
 
 def _board_score(reading) -> tuple[int, float]:
@@ -416,7 +464,7 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
             for j, k in enumerate(idx):
                 if f3[j]:
                     dark[k], readings[k], visible[k], fits[k], weights[k] = d3[j], r3[j], v3[j], True, w3[j]
-    return _Cells(centres, visible, readings, dark, whites, tint, fits, weights)
+    return _Cells(centres, visible, readings, dark, whites, tint, fits, weights, np.full(len(cells), len(stones)))
 
 
 # From a stone's centre, what its body (seen at a slant it leans over the next quadrant or tile)
@@ -515,17 +563,19 @@ def _stone_weights(lattice: Lattice, centres: np.ndarray, stones: list, side_px:
     reach = reach_mm + pitch / math.sqrt(2)
     # (cells, stones): the stones near enough to reach into each cell
     near = np.hypot(centres[:, None, 0] - stone_mm[None, :, 0], centres[:, None, 1] - stone_mm[None, :, 1]) < reach
-    cells = np.nonzero(near.any(axis=1))[0]
-    if len(cells) == 0:
+    if not near.any():
         return weights
     offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch  # pixel centres along a side, mm
     gx, gy = np.meshgrid(offsets, offsets)
     local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T  # (P, 2) mm from the centre
-    # All those cells at once: (cells, P, stones) distances, a stone out of a cell's reach at inf.
-    pts = centres[cells][:, None, :] + local[None]  # (K, P, 2)
-    d = np.hypot(pts[..., 0, None] - stone_mm[None, None, :, 0], pts[..., 1, None] - stone_mm[None, None, :, 1])
-    d = np.where(near[cells][:, None, :], d, np.inf).min(axis=2)
-    weights[cells] = (d >= reach_mm).reshape(len(cells), side_px, side_px)
+    # Only the (cell, stone) pairs in reach: most cells near a stone are near one or two of the
+    # board's stones, and every pixel's distance to the others was computed for nothing. The same
+    # distances as over all pairs; a pixel is kept when it is out of reach of each of its cell's stones.
+    kk, ss = np.nonzero(near)  # sorted by cell
+    pts = centres[kk][:, None, :] + local[None]  # (pairs, P, 2)
+    far = np.hypot(pts[..., 0] - stone_mm[ss, 0, None], pts[..., 1] - stone_mm[ss, 1, None]) >= reach_mm
+    starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
+    weights[kk[starts]] = np.logical_and.reduceat(far, starts, axis=0).reshape(len(starts), side_px, side_px)
     return weights
 
 
@@ -558,10 +608,15 @@ def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _S
     # Darkness is a ratio to the local white, so it needs no white balance; the colours of stones
     # do, and only there is it applied (see _find_stones).
     image = table.image
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    # Grey, white and the valid mask are work arrays too (print_ink.work_array): they serve this
+    # frame's reading only, and fresh play-area-sized arrays cost page faults every frame.
+    shape = image.shape[:2]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY, dst=work_array("search_grey", shape, np.uint8)) \
+        if image.ndim == 3 else image
     ppm = table.px_per_mm
     k = max(3, int(round(WHITE_WINDOW * tile_mm * ppm)) | 1)
-    white = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    white = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)),
+                             dst=work_array("search_white", shape, np.uint8))
     # One look-up per pixel in a table of every (white, grey) pair: the same float32 values as the
     # arithmetic, without its four play-area-sized temporaries (fresh memory pages cost more than
     # the arithmetic itself).
@@ -570,7 +625,7 @@ def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _S
     np.left_shift(white, 8, out=pair, dtype=np.uint16)
     pair |= grey
     dark = np.take(_darkness_table(), pair, out=work_array("dark", white.shape))
-    valid = white > VALID_WHITE
+    valid = np.greater(white, VALID_WHITE, out=work_array("search_valid", shape, bool))
     keep_out = geometry.marker_mm / 2 + geometry.marker_mm / 4  # the marker and its paper
     for m in range(4):
         cx, cy = geometry.marker_centre(m)
@@ -729,6 +784,11 @@ MIN_STONE_CHROMA = 28.0  # CIE Lab chroma: stones are vivid, skin and washed-out
 # wood and cloth in warm light all have warm hues (Lab a* and b* both above 0): a blob of a cool
 # hue is let in paler.
 MIN_COOL_STONE_CHROMA = 20.0
+# A warm blob (Lab a* and b* above 0) must be more vivid than that: a pale fingertip in the lamp's
+# light reached 28.7-30.3 and was read as a red stone (seeds 5191, 5511), while red stones showed
+# 35.8 and up (seeds 5000-5199 and 5400-5545: 42 and up but one dark stone in shade); skin's hue
+# stays 50-66 degrees, a red stone's 11-31.
+MIN_WARM_STONE_CHROMA = 33.0
 # A blob cut out of a larger coloured one (a stone touching a fingertip) must be vivid: the most
 # colourful core of a finger reached Lab chroma 31 (seed 3063), stones touching one 58-64 (3208, 3234).
 MIN_SPLIT_STONE_CHROMA = 45.0
@@ -768,7 +828,7 @@ def _least_chroma(bgr) -> float:
     from tablecam.calibration.colours import bgr_to_lab
 
     lab = bgr_to_lab(np.array([bgr], dtype=np.float64))[0]
-    return MIN_COOL_STONE_CHROMA if lab[1] < 0 or lab[2] < 0 else MIN_STONE_CHROMA
+    return MIN_COOL_STONE_CHROMA if lab[1] < 0 or lab[2] < 0 else MIN_WARM_STONE_CHROMA
 
 
 def _lab_chroma(bgr) -> float:
@@ -855,7 +915,10 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
     out = {}
     for k, cell in enumerate(cells):
         r = readings[k]
-        least = MIN_SHADED_PAPER_WHITE if cell in support else MIN_PAPER_WHITE
+        # Discs on its sites, or micropul ink read clearly beside a tile: a tile in a shadow.
+        shaded_ok = cell in support or (fits[k] and _clear_ink_beside_a_tile(
+            model, k, cell, cells, readings, fits, paper_ok, visible, MIN_MARGIN * scale))
+        least = MIN_SHADED_PAPER_WHITE if shaded_ok else MIN_PAPER_WHITE
         bright = board_white is not None and whites[k][visible[k]].min() >= least * board_white \
             if visible[k].any() else False
         if fits[k] and paper_ok[k] and bright and (
@@ -888,6 +951,20 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
         else:
             out[cell] = _Verdict("none", r, None)
     return out
+
+
+def _clear_ink_beside_a_tile(model: FaceModel, k: int, cell, cells, readings, fits, paper_ok, visible,
+                             least_margin: float) -> bool:
+    """The cell's face is read clearly, with micropul ink in view, next to a tile that reads: a
+    tile in a hand's shadow (seed 5472: its rings too faint at search resolution to make disc
+    spots, its paper at 0.46 of the board's), which may then be as dark as a tile with discs.
+    Not a face that fits loosely all over or far off in one quadrant: the dark table seen through
+    a hole in the board fitted four rings loosely at a wide blur (seed 5394, a tile invented)."""
+    r = readings[k]
+    return bool(r.margin >= least_margin and _visible_ink(model, r, visible[k]) > 1.0
+                and not _odd_quadrant(r, visible[k])
+                and not _loose_quadrants(r, visible[k], LOOSE_MARGIN * least_margin)
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings))
 
 
 # The board's paper against the markers' paper (grey levels of the raw frame): 0.76-1.5 on the
@@ -1066,13 +1143,20 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
     return best
 
 
-def _board(verdicts: dict) -> dict:
-    """The cells that are the board: tiles and partly hidden tiles, in groups that hold a tile."""
+def _board(verdicts: dict, stone_cells: frozenset = frozenset()) -> dict:
+    """The cells that are the board: tiles and partly hidden tiles, in groups that hold a tile, and
+    groups of partly hidden tiles carrying a stone that touch those at a corner: a hand over the
+    tile between leaves a tile beyond it in part, cut off from the board, and its stone was dropped
+    (seeds 4114, 5446). Without a stone such a group would only add an unknown tile."""
     tiles = {c: v for c, v in verdicts.items() if v.kind in ("tile", "covered")}
     groups = _groups(set(tiles))
     keep = set()
     for g in groups:
         if any(tiles[c].kind == "tile" for c in g):
+            keep |= g
+    corners = {(i + di, j + dj) for i, j in keep for di in (-1, 1) for dj in (-1, 1)}
+    for g in groups:
+        if not g & keep and g & stone_cells and g & corners:
             keep |= g
     return {c: tiles[c] for c in keep}
 

@@ -504,3 +504,86 @@ def test_disc_spots_keep_nothing_from_the_last_call_in_their_work_arrays():
     again = disc_spots(images[0], 1.5, 8.7, 0.1)
     assert np.array_equal(again.centres_px, kept[0]) and np.array_equal(again.strength, kept[1])
     assert not np.array_equal(second.centres_px, kept[0])
+
+
+def test_a_faint_speck_on_a_site_does_not_pin_a_row_of_discs_to_one_lattice():
+    # Seed 5496: one tile's two black discs in a row (its rings not found) and a speck on the table,
+    # weighted down as off paper, on a site of the other row: both lattices must still be read.
+    from tablecam.vision.board_lattice import _mirror_images
+
+    lattice = Lattice(10.8, (550.0, 362.0), 30.0)
+    row = np.array([[-1, -1], [1, -1]])
+    assert len(_mirror_images(lattice, row, np.array([0.66, 0.74]), SITE)) == 1
+    with_speck = np.vstack([row, [[-1, 1]]])
+    assert len(_mirror_images(lattice, with_speck, np.array([0.66, 0.74, 0.01]), SITE)) == 1
+    # A real disc in the other row does settle it.
+    assert _mirror_images(lattice, with_speck, np.array([0.66, 0.74, 0.5]), SITE) == ()
+
+
+def test_a_covered_tile_with_a_stone_beyond_a_hand_keeps_its_stone_on_the_board():
+    # Seed 5446: a hand over the tile between leaves a tile beyond it covered in part, touching the
+    # board at a corner only; its stone was dropped with it.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _board
+
+    v = {(0, 0): SimpleNamespace(kind="tile"), (1, 1): SimpleNamespace(kind="covered"),
+         (0, 2): SimpleNamespace(kind="covered"), (3, 3): SimpleNamespace(kind="covered"),
+         (1, 2): SimpleNamespace(kind="none")}
+    assert set(_board(v)) == {(0, 0)}
+    assert set(_board(v, frozenset({(1, 1)}))) == {(0, 0), (1, 1)}  # at the board's corner, a stone on it
+    assert set(_board(v, frozenset({(3, 3)}))) == {(0, 0)}  # far from the board: not its tile
+    # A corner of a corner: the covered tile carrying no stone is not added, and adds nothing.
+    assert set(_board(v, frozenset({(0, 2)}))) == {(0, 0)}
+
+
+def test_half_a_tile_under_a_finger_in_shade_is_something_over_a_tile():
+    # Seed 5511: a finger in its own shade (not coloured) over half a tile whose other half shows
+    # rings that fit; the column of tiles beyond it, and a stone there, were never reached.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _half_over
+
+    face = Face("W", "W", "1", "W")  # ul, ur, lr, ll
+
+    def half(errors, f=face, visible=(True, True, True, True)):
+        return _half_over(SimpleNamespace(quadrant_error=errors, face=f), np.array(visible))
+
+    assert half((0.0448, 0.0035, 0.0277, 0.0026))  # ur (W) and lr (1) fit: one micropul in view
+    assert not half((0.0048, 0.0035, 0.0077, 0.0026))  # it all fits: a tile, nothing over it
+    assert not half((0.0448, 0.0035, 0.0277, 0.0326))  # one quadrant alone fits
+    assert not half((0.0448, 0.0035, 0.0277, 0.0026), Face("W", ".", "1", "W"))  # no micropul among those that fit
+    assert not half((0.0448, 0.0035, 0.0277, 0.0026), visible=(True, False, True, True))
+
+
+def test_a_pale_fingertip_is_no_red_stone_and_a_red_stone_in_shade_is():
+    # Seeds 5191 and 5511: a fingertip in the lamp's light reached Lab chroma 28.7-30.3 (warm) and
+    # was read as a red stone; red stones in shade showed 35.8 and up.
+    from tablecam.vision.micropul import _lab_chroma, _least_chroma
+
+    fingertip, shaded_red = (155, 187, 243), (35, 28, 101)  # BGR, white balanced (seeds 5511, 5067)
+    assert 28 < _lab_chroma(fingertip) < 31
+    assert _lab_chroma(fingertip) < _least_chroma(fingertip)
+    assert _lab_chroma(shaded_red) >= _least_chroma(shaded_red)
+
+
+def test_the_stones_pixel_weights_are_those_of_every_stone_at_once():
+    # _stone_weights measures each cell's pixels against the stones within its reach only: the
+    # same weights as against every stone of the board.
+    from tablecam.vision.micropul import _stone_weights
+
+    lattice = Lattice(7.0, (300.0, 200.0), 30.0)
+    rng = np.random.default_rng(11)
+    cells = [(i, j) for i in range(-2, 3) for j in range(-2, 3)]
+    centres = lattice.to_mm(np.array(cells, float))
+    stones = [(None, "ul", "red", tuple(c)) for c in lattice.to_mm(rng.uniform(-2.5, 2.5, (6, 2)))]
+    side, reach = 60, 10.0
+    got = _stone_weights(lattice, centres, stones, side, reach)
+    offsets = ((np.arange(side) + 0.5) / side - 0.5) * 30.0
+    gx, gy = np.meshgrid(offsets, offsets)
+    local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T
+    stone_mm = np.array([s[3] for s in stones])
+    pts = centres[:, None, :] + local[None]
+    d = np.hypot(pts[..., 0, None] - stone_mm[:, 0], pts[..., 1, None] - stone_mm[:, 1]).min(axis=2)
+    assert np.array_equal(got, (d >= reach).reshape(len(cells), side, side).astype(np.float32))
+    assert 0 < (got == 0).mean() < 0.5

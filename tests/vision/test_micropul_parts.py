@@ -546,14 +546,51 @@ def test_half_a_tile_under_a_finger_in_shade_is_something_over_a_tile():
 
     face = Face("W", "W", "1", "W")  # ul, ur, lr, ll
 
-    def half(errors, f=face, visible=(True, True, True, True)):
-        return _half_over(SimpleNamespace(quadrant_error=errors, face=f), np.array(visible))
+    def half(errors, f=face, visible=(True, True, True, True), margin=11.89):
+        return _half_over(SimpleNamespace(quadrant_error=errors, face=f, margin=margin), np.array(visible))
 
     assert half((0.0448, 0.0035, 0.0277, 0.0026))  # ur (W) and lr (1) fit: one micropul in view
     assert not half((0.0048, 0.0035, 0.0077, 0.0026))  # it all fits: a tile, nothing over it
     assert not half((0.0448, 0.0035, 0.0277, 0.0326))  # one quadrant alone fits
     assert not half((0.0448, 0.0035, 0.0277, 0.0026), Face("W", ".", "1", "W"))  # no micropul among those that fit
     assert not half((0.0448, 0.0035, 0.0277, 0.0026), visible=(True, False, True, True))
+
+
+def test_half_a_face_read_narrowly_beside_a_board_does_not_grow_it():
+    # Seeds 5496, 5893, 5898 (issue 5, session 7b): the table beside a board passed _half_over's
+    # other tests with a face read at a margin of 0.7-4.0 and grew the board onto the table; the
+    # finger over half a tile on 5511 left a face read at 11.9.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _half_over
+
+    errors, face = (0.0543, 0.0179, 0.0106, 0.0029), Face("W", "W", "1", "W")
+    for margin, expected in ((0.69, False), (1.81, False), (3.95, False), (11.89, True)):
+        r = SimpleNamespace(quadrant_error=errors, face=face, margin=margin)
+        assert _half_over(r, np.ones(4, bool)) is expected
+
+
+def test_the_dark_table_beside_a_board_is_no_tile_in_a_shadow(monkeypatch):
+    # Seed 5439 (issue 5, session 7b): three cells of dark table beside the board fitted a face with
+    # micropul ink at a margin of 1.0-1.4, next to a tile: only their colour kept them from being
+    # let in as dark as a shaded tile, which would have read a tile with a face. Shaded tiles read
+    # 5.5-16.4 (seeds 5472, 5877, 5900).
+    import tablecam.vision.micropul as mp
+    from types import SimpleNamespace
+
+    for name in ("_odd_quadrant", "_loose_quadrants"):
+        monkeypatch.setattr(mp, name, lambda *a, **k: False)
+    monkeypatch.setattr(mp, "_visible_ink", lambda *a, **k: 2.0)
+    monkeypatch.setattr(mp, "_next_to_a_tile", lambda *a, **k: True)
+
+    def shaded(margin, paper=True):
+        readings = [SimpleNamespace(margin=margin)]
+        return mp._clear_ink_beside_a_tile(None, 0, (0, 0), [(0, 0)], readings, np.array([True]),
+                                           np.array([paper]), np.ones((1, 4), bool), mp.MIN_MARGIN)
+
+    assert not shaded(1.04) and not shaded(1.37)
+    assert shaded(5.52) and shaded(9.88)
+    assert not shaded(9.88, paper=False)  # a coloured cell is no paper, in a shadow or not
 
 
 def test_a_pale_fingertip_is_no_red_stone_and_a_red_stone_in_shade_is():

@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
+from fastest import fastest  # noqa: E402
 from micropul_scenes import Score, render_scene, score, simulator_version  # noqa: E402
 
 from tablecam.errors import UserError  # noqa: E402
@@ -103,13 +104,9 @@ def main() -> int:
     detect(scenes[0].image, profile=scenes[0].profile)  # warm up: templates, imports
     load_before = os.getloadavg()[0]
     for sc in scenes:
-        runs = []
-        for _ in range(max(1, args.repeat)):
-            t0, c0 = time.perf_counter(), time.process_time()
-            obs = detect(sc.image, profile=sc.profile)
-            runs.append((1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)))
-        wall.append(min(r[0] for r in runs))
-        cpu.append(min(r[1] for r in runs))
+        obs, ms_cpu, ms_wall = fastest(lambda: detect(sc.image, profile=sc.profile), args.repeat)
+        wall.append(ms_wall)
+        cpu.append(ms_cpu)
         s = score(obs, sc)
         total = total + s
         if args.list:
@@ -118,12 +115,7 @@ def main() -> int:
         # The companion's frame loop: the table lock and warp maps carry over from the last frame.
         detector = MicropulDetector(MicropulSettings(profile=sc.profile))
         detector.detect(sc.image)
-        loop = []
-        for _ in range(max(1, args.repeat)):
-            c0 = time.process_time()
-            detector.detect(sc.image, frame_id=1)
-            loop.append(1000 * (time.process_time() - c0))
-        tracked.append(min(loop))
+        tracked.append(fastest(lambda: detector.detect(sc.image, frame_id=1), args.repeat)[1])
 
     rates = total.rates()
     print(f"load average (1 min) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "

@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
 from board_scenes import EnixScore, StixxScore, cached_scene, score_enix, score_stixx  # noqa: E402
+from fastest import fastest  # noqa: E402
 
 from tablecam.errors import UserError  # noqa: E402
 
@@ -86,23 +87,15 @@ def main() -> int:
             continue
         if against is not None and seed % 2:  # (the revision first on every other frame: neither gains from order)
             old_obs = _timed(against, scene, old_cpu, old_loop_cpu)
-        runs = []
-        for _ in range(max(1, args.repeat)):
-            t0, c0 = time.perf_counter(), time.process_time()
-            obs = detect(scene.image, profile=scene.profile)
-            runs.append((1000 * (time.process_time() - c0), 1000 * (time.perf_counter() - t0)))
-        cpu.append(min(r[0] for r in runs))
-        wall.append(min(r[1] for r in runs))
+        obs, ms_cpu, ms_wall = fastest(lambda: detect(scene.image, profile=scene.profile), args.repeat)
+        cpu.append(ms_cpu)
+        wall.append(ms_wall)
         # The companion's form: the table lock and warp maps are made on the first frame and kept,
         # so a steady camera's next frame is what each frame costs while a game is played.
         detector = detector_cls(settings_cls(profile=scene.profile))
         detector.detect(scene.image)
-        runs = []
-        for _ in range(max(1, args.repeat)):
-            c0 = time.process_time()
-            loop_obs = detector.detect(scene.image)
-            runs.append(1000 * (time.process_time() - c0))
-        loop_cpu.append(min(runs))
+        loop_obs, ms_cpu, _ = fastest(lambda: detector.detect(scene.image), args.repeat)
+        loop_cpu.append(ms_cpu)
         if against is not None:
             if not seed % 2:
                 old_obs = _timed(against, scene, old_cpu, old_loop_cpu)

@@ -133,7 +133,7 @@ def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tup
     xs = x[:, None, :]
     cs = c[:, None, :] if refs.paired else c[None, :, :]  # (N, 1, 3) or (1, K, 3)
     n = np.maximum(_sum3(use), 1.0)
-    k_hi = refs.k_hi[:, None] if refs.paired else refs.k_hi[None, :]
+    k_hi = refs.along(refs.k_hi)
     used_c = use * cs  # (N, K, 3), shared by the sums below (the same products, made once)
     sc = _sum3(used_c)
     sx = _sum3(use * xs)
@@ -154,8 +154,7 @@ def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tup
     err = (predicted - xs) * use
     short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
     total = np.sqrt(_sum3(err * err + short * short) / 3.0)
-    c_max = c.max(axis=1)
-    wash = w / np.maximum(w + k * (c_max[:, None] if refs.paired else c_max[None, :]), 1e-6) if with_wash else None
+    wash = w / np.maximum(w + k * refs.along(c.max(axis=1)), 1e-6) if with_wash else None
     return total / (_sum3(x) / np.float32(3.0) + 0.03)[:, None], wash
 
 

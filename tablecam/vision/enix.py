@@ -191,9 +191,10 @@ def _on_sources(view: TableView, hexes: list[HexFit]) -> list[HexFit]:
     whiteness over their annuli: pawns standing on the ring only dim it) is taken, when that
     contrast reaches MIN_SOURCE_CONTRAST."""
     grid, kernel = _source_grid(), _source_kernel()
-    bgr, inside, _ = view.sample(np.concatenate([grid + np.asarray(h.centre) for h in hexes]))
     n = int(round(math.sqrt(len(grid))))
-    white = _whiteness(bgr).astype(np.float32).reshape(len(hexes), n, n)
+    # Point (i, j) of the grid is (t[j], t[i]) off the centre: sampled as a grid (far cheaper).
+    bgr, inside = view.sample_grids([h.centre for h in hexes], grid[:n, 0])
+    white = _whiteness(bgr)
     seen = inside.reshape(len(hexes), -1).all(axis=1)
     r = int(round(SOURCE_REACH_MM / SOURCE_STEP_MM))
     out = []

@@ -102,7 +102,7 @@ def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, pp
 # --- step 1: seeds ---------------------------------------------------------------------------------
 def _seeds(cmap: ClassMap, energies: tuple[str, ...], ppm: float) -> list[_Seed]:
     k = max(3, int(round(CLOSE_MM * ppm)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    kernel = _disc(k)
     inner = max(3, int(round(INNER_SQUARE * APOTHEM_MM * ppm)) | 1)
     band_in = max(inner + 2, int(round(2.15 * APOTHEM_MM * ppm)) | 1)
     band_out = max(band_in + 2, int(round(2.6 * APOTHEM_MM * ppm)) | 1)
@@ -139,6 +139,14 @@ def _seeds(cmap: ClassMap, energies: tuple[str, ...], ppm: float) -> list[_Seed]
         (cx, cy), seen, blob = _blob_centre(mask, (x + sx, y + sy), ppm)
         out.append(_Seed(energy, (cx + x0, cy + y0), _outline_angle(blob), seen))
     return out
+
+
+@lru_cache(maxsize=4)
+def _disc(k: int) -> np.ndarray:
+    """The k x k elliptic structuring element that bridges a tile's rays (made once, read-only)."""
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    disc.setflags(write=False)
+    return disc
 
 
 def _least_seed_count(inner: int) -> int:
@@ -206,10 +214,15 @@ def _lattice_angle(seeds: list[_Seed], ppm: float) -> float:
 
 
 # --- step 2: the lattice's cells ---------------------------------------------------------------------
+@lru_cache(maxsize=8)
 def _steps(angle: float) -> tuple[np.ndarray, np.ndarray]:
-    """Lattice vectors (mm): to the neighbour across side 0 and across side 1."""
+    """Lattice vectors (mm): to the neighbour across side 0 and across side 1 (made once per angle:
+    a frame asks for them for every cell and seed)."""
     a0, a1 = math.radians(-90.0 + angle), math.radians(-30.0 + angle)
-    return PITCH_MM * np.array([math.cos(a0), math.sin(a0)]), PITCH_MM * np.array([math.cos(a1), math.sin(a1)])
+    d0, d1 = PITCH_MM * np.array([math.cos(a0), math.sin(a0)]), PITCH_MM * np.array([math.cos(a1), math.sin(a1)])
+    d0.setflags(write=False)
+    d1.setflags(write=False)
+    return d0, d1
 
 
 def _to_cell(points: np.ndarray, origin: np.ndarray, angle: float) -> np.ndarray:
@@ -240,7 +253,7 @@ def _lattice_origin(centres_mm: np.ndarray, angle: float) -> np.ndarray:
     origin = centres_mm[0].astype(np.float64)
     for _ in range(2):
         cells = _hex_round(_to_cell(centres_mm, origin, angle))
-        fitted = np.array([_cell_centre(c, origin, angle) for c in cells])
+        fitted = _cell_centre(cells.T[:, :, None], origin, angle)  # (every cell at once, the same sums)
         origin = origin + (centres_mm - fitted).mean(axis=0)
     return origin
 
@@ -248,7 +261,13 @@ def _lattice_origin(centres_mm: np.ndarray, angle: float) -> np.ndarray:
 def _cells_near(centres_mm: np.ndarray, origin: np.ndarray, angle: float) -> np.ndarray:
     """(n, 2) int: the cells within CELL_RINGS of the seeds' cells, in (i, j) order."""
     base = _hex_round(_to_cell(centres_mm, origin, angle))
-    return np.unique((base[:, None, :] + _RING_OFFSETS[None, :, :]).reshape(-1, 2), axis=0)
+    cells = (base[:, None, :] + _RING_OFFSETS[None, :, :]).reshape(-1, 2)
+    # np.unique(cells, axis=0), by one key per cell that sorts as its (i, j) row does (a plain
+    # unique of numbers is several times cheaper than one of rows).
+    low = cells.min(axis=0)
+    span = int(cells[:, 1].max() - low[1]) + 1
+    keys = np.unique((cells[:, 0] - low[0]) * span + (cells[:, 1] - low[1]))
+    return np.column_stack([keys // span + low[0], keys % span + low[1]])
 
 
 def _ring_offsets(rings: int) -> np.ndarray:
@@ -346,19 +365,28 @@ def _covering_centre(cmap: ClassMap, energy: str, cell_mm: np.ndarray, angle: fl
     if x0 < 0 or y0 < 0 or x0 + 2 * half + 1 > w or y0 + 2 * half + 1 > h:
         return np.asarray(cell_mm, dtype=np.float64)  # at the map's edge: the cell it is
     mask = cmap.mask(energy)[y0:y0 + 2 * half + 1, x0:x0 + 2 * half + 1]
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disc(k))
     kernel = np.zeros((2 * (half - reach) + 1,) * 2, np.float32)
     cv2.fillConvexPoly(kernel, np.round(poly - c_px + (half - reach)).astype(np.int32), 1.0)
     # The hexagon's cover at each shift within reach only (the kernel then stays inside the
     # window): whole pixel counts, rounded off the correlation's float error.
     cover = np.rint(cv2.matchTemplate(mask.astype(np.float32), kernel, cv2.TM_CCORR))
-    yy, xx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
-    near = np.hypot(xx, yy) <= SLIDE_MM * ppm
+    yy, xx, near = _shifts(reach, SLIDE_MM * ppm)
     best = float(cover[near].max())
     ties = near & (cover >= best - COVER_SLACK * float(kernel.sum()))
     d = np.where(ties, np.hypot(xx + (c_px[0] - round(c_px[0])), yy + (c_px[1] - round(c_px[1]))), np.inf)
     iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)
     return px_to_mm(np.array([[x0 + half - reach + ix, y0 + half - reach + iy]], dtype=np.float64))[0]
+
+
+@lru_cache(maxsize=4)
+def _shifts(reach: int, within: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shifts (y, x) of -reach..reach a side, and those no farther than `within` (made once)."""
+    yy, xx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
+    near = np.hypot(xx, yy) <= within
+    for a in (yy, xx, near):
+        a.setflags(write=False)
+    return yy, xx, near
 
 
 def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, mm_to_px, px_to_mm,
@@ -378,8 +406,7 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
             break
         if box != (x0, y0, x1, y1):  # (re-centred by less than a pixel: the same window, bridged and filled once)
             box = (x0, y0, x1, y1)
-            sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE,
-                                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+            sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, _disc(k)))
         inside = np.zeros_like(sub)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
         # The centroid as the mean of whole pixel coordinates (exact sums either way; no pixel list).

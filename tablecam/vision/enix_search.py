@@ -92,8 +92,9 @@ def class_map(top: np.ndarray, valid: np.ndarray, energy_names: tuple[str, ...],
     # A frame has far fewer distinct colours (at 6 bits a channel) than pixels: each colour present
     # is classified once, and the pixels look their class up.
     q = top >> 2
-    key = q[..., 0].astype(np.int32) << 12
-    key |= q[..., 1].astype(np.int32) << 6
+    # (Index-sized keys: numpy converts any other to them for each look-up below.)
+    key = q[..., 0].astype(np.intp) << 12
+    key |= q[..., 1].astype(np.intp) << 6
     key |= q[..., 2]
     key[~valid] = _OUTSIDE  # (a key of its own: no pixel list of the valid ones is needed)
     seen = np.zeros(_OUTSIDE + 1, bool)  # (marking each colour seen is cheaper than counting them)
@@ -275,18 +276,7 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
     disc = math.pi * (HEAD_MM / 2 * ppm) ** 2
     size = HEAD_MM * ppm
     h, w = head.shape
-    # The face's white border: its middle line, a point every 2 mm.
-    hw, hh = CARD_MM[0] / 2 - CARD_BORDER_MM / 2, CARD_MM[1] / 2 - CARD_BORDER_MM / 2
-    xs, ys = np.arange(-hw, hw, 2.0), np.arange(-hh, hh, 2.0)
-    outline = np.concatenate([np.column_stack([xs, np.full_like(xs, -hh)]),
-                              np.column_stack([xs, np.full_like(xs, hh)]),
-                              np.column_stack([np.full_like(ys, -hw), ys]),
-                              np.column_stack([np.full_like(ys, hw), ys])])
-    turns = np.radians(np.arange(0.0, 180.0, 4.0))
-    # Each turn's long side towards the face's bottom, then the same turns the other way up.
-    down = np.concatenate([np.column_stack([np.cos(turns), np.sin(turns)]),
-                           -np.column_stack([np.cos(turns), np.sin(turns)])])
-    right = np.column_stack([-down[:, 1], down[:, 0]])
+    outline, turns, down, right = _head_poses()
     out: list[CardBlob] = []
     area, longest = stats[:, cv2.CC_STAT_AREA], np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
     heads = ((HEAD_AREA[0] * disc <= area) & (area <= HEAD_AREA[1] * disc)
@@ -313,6 +303,26 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
     return out
 
 
+@lru_cache(maxsize=1)
+def _head_poses() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A face's white border (its middle line, a point every 2 mm, mm from the face's centre), the
+    turns tried (radians), and per pose (each turn, then each the other way up) the directions
+    towards the face's bottom and its right: made once (read-only)."""
+    hw, hh = CARD_MM[0] / 2 - CARD_BORDER_MM / 2, CARD_MM[1] / 2 - CARD_BORDER_MM / 2
+    xs, ys = np.arange(-hw, hw, 2.0), np.arange(-hh, hh, 2.0)
+    outline = np.concatenate([np.column_stack([xs, np.full_like(xs, -hh)]),
+                              np.column_stack([xs, np.full_like(xs, hh)]),
+                              np.column_stack([np.full_like(ys, -hw), ys]),
+                              np.column_stack([np.full_like(ys, hw), ys])])
+    turns = np.radians(np.arange(0.0, 180.0, 4.0))
+    down = np.concatenate([np.column_stack([np.cos(turns), np.sin(turns)]),
+                           -np.column_stack([np.cos(turns), np.sin(turns)])])
+    right = np.column_stack([-down[:, 1], down[:, 0]])
+    for a in (outline, turns, down, right):
+        a.setflags(write=False)
+    return outline, turns, down, right
+
+
 def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
                    keep: np.ndarray | None = None, known: list[CardBlob] = ()) -> list[CardBlob]:
     """Cards whose face (or back) takes one of `kinds`: found by shape on all of them together, then
@@ -323,28 +333,60 @@ def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
     mask = _labelled(cmap, list(index))
     if keep is not None:
         mask &= keep
-    if not mask.any():
-        return []
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
     # there, a card's own pixels (shading, glare, the table showing through) miss it here and there.
     colourful = not set(index.values()) <= set(NEUTRALS)
     k = max(3, int(round((FACE_DENSITY_MM if colourful else DENSITY_MM) * ppm)) | 1)
-    # (Whole pixel counts: a share of an odd k squared never lands on DENSITY itself.)
-    mask = (cv2.boxFilter(mask, -1, (k, k), normalize=False) > DENSITY * k * k).astype(np.uint8)
+    mask = _dense(mask, k)
+    if mask is None:
+        return []
     mask = fill_holes(mask)
     face = (CARD_MM[0] - 2 * CARD_BORDER_MM, CARD_MM[1] - 2 * CARD_BORDER_MM) if kinds != ("back",) else CARD_MM
-    out, leftover = _cards_in_mask(cmap, index, mask, face, px_to_mm, ppm, known)
+    out, leftover = _cards_in_mask(cmap, index, mask, face, px_to_mm, ppm, known, leftover=colourful)
     if colourful and leftover.any():
         # A face cut in two (its caption band across it, the table's colour taking its narrow ends):
         # its pieces lie a band's width apart, and are joined across it; faces joined so lie side by
         # side, as a row the shape test splits.
         k = max(3, int(round(CAPTION_GAP_MM * ppm)) | 1)
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        joined = fill_holes(cv2.morphologyEx(leftover, cv2.MORPH_CLOSE, disc))
+        joined = fill_holes(_closed(leftover, disc))
         found, rest = _cards_in_mask(cmap, index, joined, face, px_to_mm, ppm)
         out += found
         if rest.any():
             out += _faces_above_captions(cmap, index, rest, px_to_mm, ppm)
+    return out
+
+
+def _dense(mask: np.ndarray, k: int) -> np.ndarray | None:
+    """uint8: where more than DENSITY of the k x k square about a pixel is in the mask (whole pixel
+    counts: a share of an odd k squared never lands on DENSITY itself); None for an empty mask.
+
+    Counted only in the mask's box grown by more than half a square: beyond it every square is
+    empty, and inside it each square sees what it sees in the whole map (the box's border reflects
+    only the empty margin, the map's border the map as before)."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0:
+        return None
+    r = k // 2 + 1
+    x0, y0 = max(x - r, 0), max(y - r, 0)
+    x1, y1 = min(x + w + r, mask.shape[1]), min(y + h + r, mask.shape[0])
+    out = np.zeros_like(mask)
+    out[y0:y1, x0:x1] = cv2.boxFilter(mask[y0:y1, x0:x1], -1, (k, k), normalize=False) > DENSITY * k * k
+    return out
+
+
+def _closed(mask: np.ndarray, disc: np.ndarray) -> np.ndarray:
+    """cv2.morphologyEx(mask, MORPH_CLOSE, disc), worked out only in the mask's box grown by the
+    disc's size: the dilation reaches half a disc past the box, and the erosion of the box's border
+    (half a disc farther) sees only that empty margin, as it would in the whole map."""
+    x, y, w, h = cv2.boundingRect(mask)
+    out = np.zeros_like(mask)
+    if w == 0:
+        return out
+    r = max(disc.shape)
+    x0, y0 = max(x - r, 0), max(y - r, 0)
+    x1, y1 = min(x + w + r, mask.shape[1]), min(y + h + r, mask.shape[0])
+    out[y0:y1, x0:x1] = cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, disc)
     return out
 
 
@@ -406,13 +448,13 @@ def _white_share(labels: np.ndarray, white: int, centre: np.ndarray, along: np.n
 
 
 def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm, ppm: float,
-                   known: list[CardBlob] = ()) -> tuple[list[CardBlob], np.ndarray]:
+                   known: list[CardBlob] = (), leftover: bool = True) -> tuple[list[CardBlob], np.ndarray | None]:
     """The cards of a mask's blobs (but those where a known card lies already), and the mask of
-    the blobs that held none."""
+    the blobs that held none (None when `leftover` is False: not asked for)."""
     # Labelled within the bounds of what the mask holds (most of the map is empty): the same blobs.
     bx, by, bw, bh = cv2.boundingRect(mask)
     if bw == 0:
-        return [], np.zeros_like(mask)
+        return [], np.zeros_like(mask) if leftover else None
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask[by:by + bh, bx:bx + bw], connectivity=4)
     smallest = 0.4 * (CARD_MM[0] - 2 * CARD_BORDER_MM) * (CARD_MM[1] - 2 * CARD_BORDER_MM) * ppm * ppm
     largest = 6 * CARD_MM[0] * CARD_MM[1] * ppm * ppm
@@ -426,7 +468,7 @@ def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm
         x, y, w, h, area = stats[i]
         pts = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x + bx, y + by)
         for centre, angle in _cards_in_blob(pts, face, ppm):
-            if known and min(math.dist(px_to_mm(np.array([centre]))[0], k.centre) for k in known) < 0.5 * CARD_MM[0]:
+            if known and _near_any(px_to_mm(np.array([centre]))[0], known):
                 left[i] = False
                 continue
             kind = _main_kind(cmap, index, centre, angle, face, ppm)
@@ -436,9 +478,17 @@ def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm
                 centre = _kind_centre(cmap, [j for j, n in index.items() if n == kind], centre, angle, face, ppm)
                 mm = px_to_mm(np.array([centre]))[0]
                 out.append(CardBlob(kind, (float(mm[0]), float(mm[1])), angle))
-    leftover = np.zeros_like(mask)
-    leftover[by:by + bh, bx:bx + bw] = left.astype(np.uint8)[labels]
-    return out, leftover
+    if not leftover:
+        return out, None
+    rest = np.zeros_like(mask)
+    rest[by:by + bh, bx:bx + bw] = left.astype(np.uint8)[labels]
+    return out, rest
+
+
+def _near_any(mm, known: list[CardBlob]) -> bool:
+    """A card found already lies within half a card's width of `mm` (the centre mapped once, not
+    once per known card)."""
+    return min(math.dist(mm, k.centre) for k in known) < 0.5 * CARD_MM[0]
 
 
 def _kind_centre(cmap: ClassMap, ids: list[int], centre, angle: float, face, ppm: float) -> np.ndarray:

@@ -253,3 +253,27 @@ def test_the_simulators_truth_numbers_slots_as_the_rules_do():
             sorted((s["slot"], s["colour"]) for s in perfect["sticks"])
         again = check(dict(part, game="stixx", scene=scene), geometry)[1]
         assert again["sticks"] == part["sticks"]
+
+
+def test_a_grid_sample_reads_as_its_points_do(fixed_set):
+    """TableView.sample_grids (shared with ENIX: its tiles' sources) projects every few ticks through
+    the lens and interpolates between them: where the grid's points lie in the frame and what they
+    read stay those of sampling each point but for the odd read at a sharp edge (the interpolated
+    place is off by well under a thousandth of a pixel, which moves the odd bilinear read across
+    one of remap's 1/32-pixel steps)."""
+    from tablecam.vision.table_view import read_table
+
+    scene = fixed_set[0]
+    view = read_table(scene.image, profile=scene.profile, search_ppm=0.5, margin_mm=20)
+    ticks = np.arange(-24.5, 24.51, 0.5)
+    centres = np.array([(40.0, 30.0), (400.0, 250.0), (790.0, 480.0)])  # two near the frame's corners
+    got, inside = view.sample_grids(centres, ticks)
+    xx, yy = np.meshgrid(ticks, ticks)
+    points = np.concatenate([np.column_stack([xx.ravel() + cx, yy.ravel() + cy]) for cx, cy in centres])
+    want, want_inside, _ = view.sample(points)
+    assert got.shape == (3, len(ticks), len(ticks), 3) and got.dtype == np.uint8
+    assert np.array_equal(inside.ravel(), want_inside)
+    differ = np.abs(got.reshape(-1, 3).astype(int) - want.astype(int))
+    assert differ.max() <= 8 and np.count_nonzero(differ) < 0.005 * differ.size
+    empty, nowhere = view.sample_grids(np.zeros((0, 2)), ticks)
+    assert empty.shape == (0, len(ticks), len(ticks), 3) and nowhere.shape == (0, len(ticks), len(ticks))

@@ -10,7 +10,8 @@ Two things are then read from the raw frame in the card's own frame:
   -10 to +9). The card may lie either way up, so the corner with ink is its top-left. The ink is
   compared with the twenty values drawn in the cards' typeface at the same place (a small shift
   allowed); the value is the best match if it is good and, against every value nearly as good,
-  the ink lies on the strokes only it has; otherwise null: an unsure reading never becomes a number.
+  the ink lies clearly nearer its drawing than the other's; otherwise null: an unsure reading
+  never becomes a number.
 """
 
 from __future__ import annotations
@@ -35,10 +36,7 @@ SEARCH_MM = 2.5  # how far the printed value may sit from where the model puts i
 BLURS_MM = (0.4, 0.9)  # the camera's blur, tried both
 MIN_MATCH = 0.6  # normalised correlation of the ink with the best value's
 RIVAL_MATCH = 0.12  # values matching within this of the best are rivals, to be told apart...
-STROKE = 0.2  # ... where one template has ink and the other not (by this much)...
-MIN_EVIDENCE = 0.06  # ... by at least this much more ink on the best value's strokes
-SURE_MATCH = 0.93  # a match this good...
-SURE_MARGIN = 0.025  # ... ahead of every other value by this much is the value, strokes unexamined
+MIN_SEPARATION = 0.1  # ... by where the ink lies between the two drawings: +0.5 is the best's, -0.5 the rival's
 MIN_INK = 0.02  # a corner with less ink than this (mean darkness) holds no value
 MAX_SHIFT_MM = 8.0  # how far the border may say the coarse centre was off...
 MAX_TURN_DEG = 25.0  # ... and its angle
@@ -69,13 +67,15 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     """The cards, and how many values could not be read for sure."""
     cards: list[Card] = []
     unsure = 0
+    dark = [b for b in blobs if b.kind in ("frame", "back", "enix")]
+    marks = dict(zip(map(id, dark), _face_marks(view, dark)))
     for b in blobs:
         if b.kind == "frame":  # a white outline round a disc: an ENIX face if the disc is its green head
-            if _has_head(view, b):
+            if marks[id(b)][1]:
                 cards.append(Card("enix", None, b.centre, True))
             continue
         if b.kind in ("back", "enix"):
-            face = _has_white_border(view, b) or _has_head(view, b)
+            face = any(marks[id(b)])  # an ENIX face has a white border or shows the goblin's head
             cards.append(Card("enix" if face else None, None, b.centre, face))
             continue
         flip = _upside_down(view, b)  # the caption band is 14 mm high: a coarse pose tells its end
@@ -115,6 +115,10 @@ def refine_face(view, b: CardBlob, flip: bool | None = None) -> CardBlob | None:
         # The across scans' middles drift with the angle error along the card's height.
         turn = math.degrees(math.atan2(mids["lower"] - mids["upper"], ACROSS_AT_MM[1] - ACROSS_AT_MM[0]))
         shift = np.array([(mids["upper"] + mids["lower"]) / 2, mids["along"]])
+        if step == 0 and abs(shift[1]) > MAX_SHIFT_MM:
+            # A pose turned far off: the along scan leaves the face through its side, short of the
+            # top border. The across scans still give the turn; the next scan measures along again.
+            shift[1] = 0.0
         if np.abs(shift).max() > MAX_SHIFT_MM or abs(turn) > MAX_TURN_DEG:
             return None
         if step == 2:
@@ -204,15 +208,24 @@ def _to_table(b: CardBlob, flip: bool, local: np.ndarray) -> np.ndarray:
     return np.asarray(b.centre) + local[..., :1] * right + local[..., 1:2] * down
 
 
-def _has_white_border(view, b: CardBlob) -> bool:
-    w, h = CARD_MM
-    inset = 1.3
-    t = np.linspace(-0.4, 0.4, 9)
-    local = np.concatenate([np.column_stack([t * w, np.full(9, -h / 2 + inset)]),
-                            np.column_stack([t * w, np.full(9, h / 2 - inset)]),
-                            np.column_stack([np.full(9, -w / 2 + inset), t * h]),
-                            np.column_stack([np.full(9, w / 2 - inset), t * h])])
-    bgr, inside, _ = view.sample(_to_table(b, False, local))
+def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
+    """(a white border, the goblin's head) of each dark card: all sampled at once (each sampling
+    costs a projection through the lens)."""
+    if not blobs:
+        return []
+    local = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])
+    bgr, inside, _ = view.sample(np.concatenate([_to_table(b, False, local) for b in blobs]))
+    n = len(_BORDER_PLACES)
+    out = []
+    for k in range(len(blobs)):
+        at = slice(k * len(local), (k + 1) * len(local))
+        got, seen = bgr[at], inside[at]
+        out.append((_white_border(got[:n], seen[:n]), _head_seen(got[n:], seen[n:])))
+    return out
+
+
+def _white_border(bgr: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether the samples just inside a card's edge (_BORDER_PLACES) are mostly a bright neutral white."""
     if not inside.any():
         return False
     bgr = bgr[inside]
@@ -243,12 +256,12 @@ def _border_seen(view, b: CardBlob) -> bool:
     return float(np.mean(white.any(axis=1) & inside)) >= BORDER_WHITE
 
 
-def _has_head(view, b: CardBlob) -> bool:
-    """Whether the card's middle is the goblin's green head on the ENIX grey: the head (26 mm
-    across, 6 mm below the centre, either way up) covers every point within 4 mm of the centre
-    even when the centre is a few millimetres off; the grey is sampled where neither the head nor
-    the "ENIX" print lie. A back shows its blue-grey all over, a stack's stripes included."""
-    bgr, inside, _ = view.sample(_to_table(b, False, _HEAD_PLACES))  # one sampling: each costs a lens projection
+def _head_seen(bgr: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether the card's middle (samples at _HEAD_PLACES) is the goblin's green head on the ENIX
+    grey: the head (26 mm across, 6 mm below the centre, either way up) covers every point within
+    4 mm of the centre even when the centre is a few millimetres off; the grey is sampled where
+    neither the head nor the "ENIX" print lie. A back shows its blue-grey all over, a stack's
+    stripes included."""
     n = len(_HEAD_RING) + len(_HEAD_BODY)
     lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
     inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
@@ -258,6 +271,14 @@ def _has_head(view, b: CardBlob) -> bool:
     return bool(found.any())
 
 
+_BORDER_T = np.linspace(-0.4, 0.4, 9)
+_BORDER_INSET_MM = 1.3
+# Just inside a card's edge, nine points along each side: where a face's white border lies.
+_BORDER_PLACES = np.concatenate([
+    np.column_stack([_BORDER_T * CARD_MM[0], np.full(9, -CARD_MM[1] / 2 + _BORDER_INSET_MM)]),
+    np.column_stack([_BORDER_T * CARD_MM[0], np.full(9, CARD_MM[1] / 2 - _BORDER_INSET_MM)]),
+    np.column_stack([np.full(9, -CARD_MM[0] / 2 + _BORDER_INSET_MM), _BORDER_T * CARD_MM[1]]),
+    np.column_stack([np.full(9, CARD_MM[0] / 2 - _BORDER_INSET_MM), _BORDER_T * CARD_MM[1]])])
 _HEAD_RING = np.array([(r * math.cos(t), r * math.sin(t)) for r in (0.0, 2.0, 4.0)
                        for t in np.linspace(0, 2 * math.pi, 8, endpoint=False)])
 _HEAD_BODY = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.0, 34.0)])
@@ -269,42 +290,100 @@ _HEAD_PLACES = np.concatenate([np.concatenate([_HEAD_RING, _HEAD_BODY]) + (0.0, 
 def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:
     """The value of an energy card face, or None when it cannot be read for sure."""
     got = _value_patch(view, b, _upside_down(view, b) if flip is None else flip)
-    if got is None:
-        return None
-    ink, off = got
+    return None if got is None else value_of(*got)
+
+
+def value_of(ink: np.ndarray, off: np.ndarray) -> int | None:
+    """The value whose drawing the ink (float32, the value's window grown by the search range, in
+    the card's frame; `off`: where that window leaves the card) is, or None when unsure."""
     if float(ink.mean()) < MIN_INK:
         return None
+    scores = _matches(ink)  # (blur, value, y, x)
+    flat = scores.reshape(len(BLURS_MM), len(VALUES), -1)
+    where = flat.argmax(axis=2)  # (the first best place in rows, as cv2.minMaxLoc's)
+    peak = np.take_along_axis(flat, where[..., None], axis=2)[..., 0]
     best = []  # (score, value index, template, top-left of the match)
     for i in range(len(VALUES)):
-        for blur in BLURS_MM:
-            t = templates(blur)[i]
-            _, score, _, at = cv2.minMaxLoc(cv2.matchTemplate(ink, t, cv2.TM_CCOEFF_NORMED))
-            if not best or i != best[-1][1] or score > best[-1][0]:
-                if best and best[-1][1] == i:
-                    best.pop()
-                best.append((score, i, t, at))
+        k = 0
+        for j in range(1, len(BLURS_MM)):  # a blurrier drawing only when it matches better
+            if peak[j, i] > peak[k, i]:
+                k = j
+        y, x = divmod(int(where[k, i]), scores.shape[3])
+        best.append((float(peak[k, i]), i, templates(BLURS_MM[k])[i], (x, y)))
     best.sort(key=lambda b: -b[0])
-    score, i, t, (x, y) = best[0]
+    score, i, t, at = best[0]
     if score < MIN_MATCH:
         return None
-    # The typeface's digits share most of their strokes (6, 8, 9, 5, 0): the values nearly as good
-    # are told apart by where they differ. Under the best match, the ink must be where this value
-    # has strokes the other lacks, clearly more than where the other has strokes this one lacks.
-    h, w = t.shape
-    if VALUES[i] >= 0 and _sign_unseen(off, x, y, h):
+    if VALUES[i] >= 0 and _sign_unseen(off, at[0], at[1], t.shape[0]):
         return None  # a minus could lie beyond what the camera shows of the card: no sign, no value
-    if score >= SURE_MATCH and len(best) > 1 and score - best[1][0] >= SURE_MARGIN:
-        return VALUES[i]  # clearly the best of the twenty: no rival to tell apart
-    crop = ink[y:y + h, x:x + w]
-    crop = crop / max(float(np.percentile(crop, 97)), 1e-3)
-    for other_score, _, other, _ in best[1:]:
+    # The typeface's digits share most of their strokes (6, 8, 9, 5, 0): a blurred 6 matches an 8
+    # nearly as well. Each value nearly as good is told apart where the two drawings differ, each
+    # where it matched best (a value with a minus sits elsewhere in the window than one without).
+    for other_score, _, other, other_at in best[1:]:
         if score - other_score > RIVAL_MATCH:
             break
-        d = t - other
-        mine, theirs = d > STROKE, d < -STROKE
-        if mine.any() and theirs.any() and float(crop[mine].mean() - crop[theirs].mean()) < MIN_EVIDENCE:
+        if _separation(ink, t, at, other, other_at) < MIN_SEPARATION:
             return None
     return VALUES[i]
+
+
+def _matches(ink: np.ndarray) -> np.ndarray:
+    """cv2.matchTemplate(ink, t, TM_CCOEFF_NORMED) of every value's drawing at every blur, (blur,
+    value, y, x): the forty share the ink's one Fourier transform and its window sums (forty
+    matchTemplate calls each transform the ink and their template anew: about twice the cost)."""
+    th, tw = templates(BLURS_MM[0])[0].shape
+    ih, iw = ink.shape
+    shape, spectra, norms = _drawn_spectra(ih, iw)
+    # The correlation with a zero-mean drawing: the window's own mean drops out of the numerator.
+    corr = np.fft.irfft2(np.fft.rfft2(ink, s=shape)[None, None] * spectra, s=shape)[..., :ih - th + 1, :iw - tw + 1]
+    sums, squares = cv2.integral2(ink.astype(np.float64))[:2]
+    n = th * tw
+
+    def windows(a):
+        return a[th:, tw:] - a[:-th, tw:] - a[th:, :-tw] + a[:-th, :-tw]
+
+    total = windows(sums)
+    spread = np.sqrt(np.maximum(windows(squares) - total * total / n, 0.0))
+    scale = spread * norms[..., None, None]
+    # A window of one even shade matches no drawing (0, not a ratio of rounding errors).
+    return np.divide(corr, scale, out=np.zeros_like(corr), where=scale > 1e-9)
+
+
+@lru_cache(maxsize=2)
+def _drawn_spectra(ih: int, iw: int) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+    """The drawings' conjugate spectra (zero mean, padded to a transform size holding the ink's
+    window: a circular correlation wraps only where no match is sought) and their norms."""
+    shape = (cv2.getOptimalDFTSize(ih), cv2.getOptimalDFTSize(iw))
+    drawn = np.array([[t - t.mean() for t in templates(blur)] for blur in BLURS_MM], np.float64)
+    # Single precision, as the ink's own transform (float32 ink): a fifth of double's cost, the
+    # scores within about 1e-6 of matchTemplate's.
+    spectra = np.conj(np.fft.rfft2(drawn, s=shape)).astype(np.complex64)
+    norms = np.sqrt((drawn * drawn).sum(axis=(2, 3)))
+    spectra.setflags(write=False)
+    norms.setflags(write=False)
+    return shape, spectra, norms
+
+
+def _separation(ink: np.ndarray, t: np.ndarray, at: tuple[int, int], other: np.ndarray,
+                other_at: tuple[int, int]) -> float:
+    """Where the ink lies between two values' drawings, each placed where it matched: +0.5 is
+    exactly the first, -0.5 the second, 0 halfway. The ink's level and contrast are fitted to the
+    two drawings' mean, and the rest is projected on their difference (least squares, over the
+    window both cover): the strokes they share count for neither, the blur is in both drawings."""
+    h, w = t.shape
+    (xa, ya), (xb, yb) = at, other_at
+    x0, y0, x1, y1 = max(xa, xb), max(ya, yb), min(xa, xb) + w, min(ya, yb) + h
+    seen = ink[y0:y1, x0:x1].astype(np.float64)
+    mine = t[y0 - ya:y1 - ya, x0 - xa:x1 - xa].astype(np.float64)
+    theirs = other[y0 - yb:y1 - yb, x0 - xb:x1 - xb].astype(np.float64)
+    mid = (mine + theirs) / 2.0
+    mid_c, seen_c = mid - mid.mean(), seen - seen.mean()
+    diff = mine - theirs
+    spread, apart = float((mid_c * mid_c).sum()), float((diff * diff).sum())
+    contrast = float((mid_c * seen_c).sum()) / max(spread, 1e-9)
+    if contrast <= 1e-6 or apart <= 1e-9:
+        return -1.0  # no ink like either drawing, or the same drawing: nothing tells them apart
+    return float(((seen_c - contrast * mid_c) * diff).sum() / (contrast * apart))
 
 
 def _sign_unseen(off: np.ndarray, x: int, y: int, h: int) -> bool:
@@ -321,10 +400,11 @@ def _sign_unseen(off: np.ndarray, x: int, y: int, h: int) -> bool:
 def _upside_down(view, b: CardBlob) -> bool:
     """Which way up the card lies: its caption band (white, across the lower part) is at the bottom."""
     t = np.linspace(-15.0, 15.0, 7)
+    local = np.concatenate([np.column_stack([t, np.full_like(t, y)]) for y in (CAPTION_Y_MM, -CAPTION_Y_MM)])
+    bgr, inside, _ = view.sample(_to_table(b, False, local))  # both ends at once: a sampling costs a lens projection
     ends = []
-    for y in (CAPTION_Y_MM, -CAPTION_Y_MM):
-        bgr, inside, _ = view.sample(_to_table(b, False, np.column_stack([t, np.full_like(t, y)])))
-        ends.append(float(np.median(bgr.min(axis=1))) if inside.any() else 0.0)
+    for end in (slice(0, len(t)), slice(len(t), 2 * len(t))):
+        ends.append(float(np.median(bgr[end].min(axis=1))) if inside[end].any() else 0.0)
     return ends[1] > ends[0]
 
 

@@ -524,6 +524,63 @@ def test_an_enix_face_grey_and_black_in_shade_is_centred_on_both():
     assert math.dist(found[0].centre, (300.0, 200.0)) < 2.0
 
 
+def _drawn_value(value: int, blur_mm: float, shift=(0, 0), seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A value's ink as read_value samples it: drawn in the cards' typeface with a blur the reader's
+    templates do not have, placed off the model's place by `shift` px, with the sensor's noise."""
+    from tablecam.vision.enix_cards import READ_PX_PER_MM, SEARCH_MM, VALUES, WINDOW_MM, templates
+
+    ppm = READ_PX_PER_MM
+    nx, ny = int(round((WINDOW_MM[0] + 2 * SEARCH_MM) * ppm)), int(round((WINDOW_MM[1] + 2 * SEARCH_MM) * ppm))
+    drawing = templates(blur_mm)[VALUES.index(value)]
+    ink = np.zeros((ny, nx), np.float32)
+    x, y = int(SEARCH_MM * ppm) + shift[0], int(SEARCH_MM * ppm) + shift[1]
+    ink[y:y + drawing.shape[0], x:x + drawing.shape[1]] = 0.8 * drawing
+    ink += np.random.default_rng(seed).normal(0.0, 0.04, ink.shape).astype(np.float32)
+    return np.clip(ink, 0.0, 1.0), np.zeros(ink.shape, bool)
+
+
+def test_a_blurred_value_is_read_as_itself_or_null_never_another():
+    """Every value drawn blurrier than the reader's templates (0.4 and 0.9 mm), a little off its
+    place and noisy, is read as itself; far blurrier, most still are, and none is ever read as
+    another (at 2 mm a 0 matches an 8 best)."""
+    from tablecam.vision.enix_cards import VALUES, value_of
+
+    for blur_mm, least in ((1.3, 20), (2.0, 12)):
+        got = {v: value_of(*_drawn_value(v, blur_mm, shift=(v % 3 - 1, v % 2), seed=v + 10)) for v in VALUES}
+        assert all(g in (v, None) for v, g in got.items()), (blur_mm, got)
+        assert sum(g == v for v, g in got.items()) >= least, (blur_mm, got)
+
+
+def test_the_values_matched_at_once_are_matchtemplates_own_scores():
+    """The forty correlations made from one Fourier transform (speed, session 8) are
+    cv2.matchTemplate's TM_CCOEFF_NORMED to rounding, with the same best place for each."""
+    import cv2
+
+    from tablecam.vision.enix_cards import BLURS_MM, _matches, templates
+
+    for value, seed in ((-7, 3), (6, 4)):
+        ink, _ = _drawn_value(value, 0.7, shift=(2, -1), seed=seed)
+        got = _matches(ink)
+        want = np.array([[cv2.matchTemplate(ink, t, cv2.TM_CCOEFF_NORMED) for t in templates(b)] for b in BLURS_MM])
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() < 1e-5
+        assert (got.reshape(*got.shape[:2], -1).argmax(axis=2) == want.reshape(*want.shape[:2], -1).argmax(axis=2)).all()
+
+
+def test_ink_halfway_between_two_values_is_null():
+    """Ink that is half a 6 and half an 8 (or a -3 and a -8) is neither: null, not the better match."""
+    from tablecam.vision.enix_cards import READ_PX_PER_MM, SEARCH_MM, VALUES, _separation, templates, value_of
+
+    for a, b in ((6, 8), (-3, -8), (5, 6)):
+        ink_a, off = _drawn_value(a, 0.9, seed=1)
+        ink_b, _ = _drawn_value(b, 0.9, seed=2)
+        assert value_of((ink_a + ink_b) / 2, off) is None, (a, b)
+        t = templates(0.9)
+        at = (int(SEARCH_MM * READ_PX_PER_MM),) * 2  # where _drawn_value places a drawing
+        assert _separation(ink_a, t[VALUES.index(a)], at, t[VALUES.index(b)], at) > 0.3
+        assert _separation(ink_a, t[VALUES.index(b)], at, t[VALUES.index(a)], at) < -0.3
+
+
 def test_the_speed_shortcuts_are_numpys_own_answers():
     """The frame's shortcuts (session 6) give numpy's very answers, to the last bit: the table's
     median from level counts, row means and three-channel sums and means written out (numpy's own

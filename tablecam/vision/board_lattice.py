@@ -24,6 +24,9 @@ TIGHT_UNITS = 0.045  # 1.35 mm: the final fit uses only marks this close to a si
 COARSE_STEP_DEG = 1.0
 FINE_STEP_DEG = 0.1
 PEAKS_TRIED = 4
+SCAN_DEG = (-6.0, -5.0, -4.0, -3.0, -2.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # around each peak, tried by cost
+SCAN_MARKS = 16  # ... over the strongest marks
+SCAN_SEEDS = 4  # ... with the phases of the strongest few
 COST_SCALE_UNITS = 0.035  # 1 mm on a 30 mm tile
 PHASE_SEEDS = 12  # the strongest marks, each tried on its four sites
 REFINE_ROUNDS = 6
@@ -127,7 +130,8 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     score = _angle_scores(q, w, pitch_mm, coarse)
     best: tuple[float, Lattice] | None = None
     # Clutter can make a false peak (wood grain along the table's axes): try the strongest few.
-    for angle in _peaks(coarse, score, PEAKS_TRIED):
+    peaks = _peaks(coarse, score, PEAKS_TRIED)
+    for angle in peaks:
         fine = angle + np.arange(-1.5 * COARSE_STEP_DEG, 1.5 * COARSE_STEP_DEG, FINE_STEP_DEG)
         angle = float(fine[int(np.argmax(_angle_scores(q, w, pitch_mm, fine)))])
         origins = _phase_candidates(p, q, w, pitch_mm, angle, centre, site)
@@ -136,6 +140,18 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
         if best is None or costs[k] < best[0]:
             best = (float(costs[k]), Lattice(angle, (float(origins[k, 0]), float(origins[k, 1])), pitch_mm))
     assert best is not None
+    # The harmonic's peak can sit degrees off the board's angle (a blurred board, big tiles' rings:
+    # seed 5633 peaked 5 degrees off, and a lattice 45 degrees off won on cost). The angles around
+    # each peak are tried too, with every phase candidate, by the same cost over the strongest marks
+    # (all at once: cheap); the best of them is then costed over all marks, as the peaks were.
+    scan = (np.asarray(peaks)[:, None] + np.asarray(SCAN_DEG)[None]).ravel()
+    strong = np.argsort(-w, kind="stable")[:SCAN_MARKS]
+    origins = _phase_candidates_at(p, q, w, pitch_mm, scan, centre, site, SCAN_SEEDS)  # (angles, C, 2)
+    costs = _costs_at(scan, origins, p[strong], w[strong], pitch_mm, site)  # (angles, C)
+    a, k = np.unravel_index(int(np.argmin(costs)), costs.shape)
+    cost = float(_costs(float(scan[a]), origins[a, k:k + 1], p, w, pitch_mm, site)[0])
+    if cost < best[0]:
+        best = (cost, Lattice(float(scan[a]), (float(origins[a, k, 0]), float(origins[a, k, 1])), pitch_mm))
     lattice = best[1]
     previous = None
     for k in range(REFINE_ROUNDS):  # fit to the inliers, take the inliers of the better pose, repeat
@@ -263,6 +279,48 @@ def _phase_origins(q, w, pitch, angle, centre) -> np.ndarray:
         for half_v in (0.0, 0.5):
             out.append(centre + rot @ np.array([u_phase + half_u, v_phase + half_v]) * pitch)
     return np.array(out)
+
+
+def _phase_candidates_at(p, q, w, pitch, angles, centre, site, seeds: int = PHASE_SEEDS) -> np.ndarray:
+    """`_phase_candidates` at many angles at once, seeded by the `seeds` strongest marks:
+    (angles, 4 + 4 * seeds, 2)."""
+    a = np.radians(np.asarray(angles, dtype=np.float64))
+    c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+    signs = np.array([(1, 1), (1, -1), (-1, 1), (-1, -1)], dtype=np.float64) * site * pitch  # (4, 2)
+    to_centre = np.stack([signs[:, 0] * c - signs[:, 1] * s, signs[:, 0] * s + signs[:, 1] * c], axis=2)  # (A, 4, 2)
+    strongest = p[np.argsort(-w)[:seeds]]
+    seeded = (strongest[None, :, None, :] - to_centre[:, None, :, :]).reshape(len(a), -1, 2)
+    return np.concatenate([_phase_origins_at(q, w, pitch, angles, centre), seeded], axis=1)
+
+
+def _phase_origins_at(q, w, pitch, angles, centre) -> np.ndarray:
+    """`_phase_origins` at many angles at once: (angles, 4, 2)."""
+    a = np.radians(np.asarray(angles, dtype=np.float64))[:, None]
+    c, s = np.cos(a), np.sin(a)
+    u = (q[None, :, 0] * c + q[None, :, 1] * s) / pitch
+    v = (-q[None, :, 0] * s + q[None, :, 1] * c) / pitch
+    u_phase = np.angle(-(w * np.exp(4j * np.pi * u)).sum(axis=1)) / (4 * np.pi)
+    v_phase = np.angle(-(w * np.exp(4j * np.pi * v)).sum(axis=1)) / (4 * np.pi)
+    halves = np.array([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [0.5, 0.5]])
+    uv = np.stack([u_phase, v_phase], axis=1)[:, None, :] + halves[None]  # (angles, 4, 2) cell units
+    c, s = c[:, :, None], s[:, :, None]
+    x = (uv[..., 0:1] * c - uv[..., 1:2] * s) * pitch
+    y = (uv[..., 0:1] * s + uv[..., 1:2] * c) * pitch
+    return np.asarray(centre)[None, None, :] + np.concatenate([x, y], axis=2)
+
+
+def _costs_at(angles, origins: np.ndarray, p: np.ndarray, w: np.ndarray, pitch: float, site: float) -> np.ndarray:
+    """`_cost` of the lattices at `angles` (A,) with `origins` (A, C, 2): (A, C)."""
+    a = np.radians(np.asarray(angles, dtype=np.float64))
+    c, s = np.cos(a)[:, None, None], np.sin(a)[:, None, None]
+    dx = p[None, None, :, 0] - origins[:, :, None, 0]  # (A, C, N)
+    dy = p[None, None, :, 1] - origins[:, :, None, 1]
+    u = (dx * c + dy * s) / pitch
+    v = (-dx * s + dy * c) / pitch
+    du = np.abs(np.abs(u - np.round(u)) - site)
+    dv = np.abs(np.abs(v - np.round(v)) - site)
+    res2 = (du * du + dv * dv) / (COST_SCALE_UNITS * COST_SCALE_UNITS)
+    return (w * (1.0 - np.exp(-0.5 * res2))).sum(axis=2)
 
 
 def _sites(lattice: Lattice, p: np.ndarray, site: float):

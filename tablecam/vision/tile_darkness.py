@@ -22,9 +22,11 @@ SPILL_RISE_FROM = 0.07  # of a side: nearer the edge the gap and the bevel make 
 SPILL_STRIP = 0.12  # half-width (of a side) of the edge's middle, where no mark is printed
 
 
-def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> tuple[np.ndarray, np.ndarray]:
+def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int,
+                  seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Ink darkness (N, side, side) in [0, 1] of tile patches `grey` (N, side + 2 margin, same),
-    and each quadrant's paper white (N, 4) in grey levels (order ul, ur, ll, lr)."""
+    and each quadrant's paper white (N, 4) in grey levels (order ul, ur, ll, lr). `seen`: see
+    remove_edge_spill."""
     n = len(grey)
     half = side_px // 2
     tile = grey[:, margin_px:margin_px + side_px, margin_px:margin_px + side_px].astype(np.float32)
@@ -40,10 +42,10 @@ def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> tuple[np.nd
         whites[:, k] = white
         dark[:, ys, xs] = 1.0 - block / np.maximum(white, 1.0)[:, None, None]
     np.clip(dark, 0.0, 1.0, out=dark)
-    return remove_edge_spill(dark), whites
+    return remove_edge_spill(dark, seen), whites
 
 
-def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
+def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:
     """Darkness minus what the four edges bring in (a blurred darker surround, a neighbour's
     shadow): each edge's fade is read in the middle of the edge and removed along it; at a corner
     both edges add up as light blocked twice (1 - (1 - a)(1 - b)).
@@ -53,6 +55,13 @@ def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
     measured (left half-removed, its remains at the corner where two edges meet look like a
     one-dot catalyst). A profile that darkens again has met ink (a big micropul's ring reaches
     within 3.6 mm of the edge's middle): there only the short fade is taken.
+
+    `seen` (N, side, side), 0 where a stone leans over the tile or shades it, else 1: such pixels
+    are no edge's fade. A stone beside an edge's middle made its profile dark all the way in, and
+    that darkness taken off the whole edge left a one-dot catalyst in the corner too faint to read
+    (seed 5782: read as blank, the tile **wrong**). Where a stone hides almost all of an edge's
+    middle (less than MIN_SEEN_SHARE of it at some depth) the fade is measured over all of it
+    there, as without stones: left in place, a hand's shadow along that edge looked like ink (5877).
     """
     n, side, _ = dark.shape
     short = max(2, int(round(SPILL_DEPTH * side)))
@@ -62,6 +71,9 @@ def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
                 dark[:, ::-1, lo:hi][:, :depth].mean(axis=2),  # bottom
                 dark[:, lo:hi, :depth].mean(axis=1),  # left
                 dark[:, lo:hi, ::-1][:, :, :depth].mean(axis=1))  # right
+    if seen is not None and not seen.all():
+        profiles = tuple(_seen_profile(p, d, s) for p, d, s in zip(
+            profiles, _edge_strips(dark, depth, lo, hi), _edge_strips(seen, depth, lo, hi)))
     near = np.zeros(depth, np.float32)
     near[:short] = np.linspace(1.0, 0.0, short, dtype=np.float32) ** 0.5  # nothing is left at `short`
     # The shadow's fade: as measured over the first two thirds, then brought down to nothing.
@@ -84,6 +96,29 @@ def remove_edge_spill(dark: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0, out=out)
 
 
+MIN_SEEN_SHARE = 0.25  # of an edge's middle at each depth: less seen than this, no fade is measured
+
+
+def _edge_strips(a: np.ndarray, depth: int, lo: int, hi: int) -> tuple[np.ndarray, ...]:
+    """The middles of the four edges (N, depth, width), outermost row first: top, bottom, left, right."""
+    return (a[:, :depth, lo:hi], a[:, ::-1, lo:hi][:, :depth],
+            a[:, lo:hi, :depth].transpose(0, 2, 1), a[:, lo:hi, ::-1][:, :, :depth].transpose(0, 2, 1))
+
+
+def _seen_profile(plain: np.ndarray, strip: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """An edge's fade (N, depth) over the pixels seen only; as measured over all of them where too
+    few are seen (a stone over the edge's middle: what else is there is not known)."""
+    w = (seen > 0.5).astype(np.float32)
+    count = w.sum(axis=2)
+    mean = (strip * w).sum(axis=2) / np.maximum(count, 1.0)
+    enough = count >= MIN_SEEN_SHARE * strip.shape[2]
+    out = np.where(enough, mean, plain).astype(np.float32)
+    # Patches with nothing hidden keep the plain mean (the same numbers, whatever the order of addition).
+    untouched = (w.min(axis=(1, 2)) > 0)
+    out[untouched] = plain[untouched]
+    return out
+
+
 # A shadow's soft edge (a hand, a stone) or a lamp low beside the board grades the light across a
 # tile: one white per quadrant then leaves the dark side of a quadrant looking inked. The white is
 # then taken as a smooth surface: the paper of small blocks, fitted by a plane over the blocks
@@ -94,7 +129,7 @@ GRADE_INK = 0.12  # a block this much darker than the fitted white holds ink, no
 GRADE_ROUNDS = 3
 
 
-def graded_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> np.ndarray:
+def graded_darkness(grey: np.ndarray, side_px: int, margin_px: int, seen: np.ndarray | None = None) -> np.ndarray:
     """Ink darkness (N, side, side) of tile patches `grey` as `tile_darkness`, against a paper white
     that varies smoothly (a plane) over each tile instead of one per quadrant."""
     n = len(grey)
@@ -122,4 +157,4 @@ def graded_darkness(grey: np.ndarray, side_px: int, margin_px: int) -> np.ndarra
     white = coef[:, 0, None, None] + coef[:, 1, None, None] * gx[None] + coef[:, 2, None, None] * gy[None]
     dark = 1.0 - tile / np.maximum(white, 1.0).astype(np.float32)
     np.clip(dark, 0.0, 1.0, out=dark)
-    return remove_edge_spill(dark)
+    return remove_edge_spill(dark, seen)

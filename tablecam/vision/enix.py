@@ -143,10 +143,8 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     if cap is not None:
         obs["cap"] = {"center_mm": _mm(cap)}
     names, pawn_refs = pawn_palette(settings.pawn_colours)
-    pawns = find_pawns(patches, centres, names, pawn_refs, refs[[energies.index(h.energy) for h in hexes]])
-    if cap is not None:
-        # The cap is a dome too, but three times a pawn's size: its own top is no pawn.
-        pawns = [p for p in pawns if math.dist(p.centre, cap) > 0.5 * CAP_MM]
+    # (The cap is a dome too, three times a pawn's size: find_pawns reads nothing on it or its edge.)
+    pawns = find_pawns(patches, centres, names, pawn_refs, refs[[energies.index(h.energy) for h in hexes]], cap=cap)
     obs["pawns"] = [{"colour": p.colour, "center_mm": _mm(p.centre)} for p in pawns]
     unknown_pawns = sum(p.colour is None for p in pawns)
     if unknown_pawns:

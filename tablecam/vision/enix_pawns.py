@@ -12,16 +12,21 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    over half a millimetre around it;
 2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
    10 of 12 directions, round (darkest at one distance, or as dark there as anywhere out to 9 mm;
-   a lit coloured top - not white, not dark - may be one direction short: a crowded source),
+   a lit coloured top - not dark - may be one direction short: a crowded source; a white one only
+   when it is the white pawn's clear white, lit, and dark all round),
    no dark ring close in (a path point's), and a rim of the top's colour in shade (at 5.5-7.5 mm,
-   or for a lit coloured top at 5-6 mm, inside the blur of the tile). A dark body against bright
+   or for a lit coloured top at 5-6 mm, inside the blur of the tile; so too for a black top with
+   brighter surroundings all round, where a source's ring or a lit tile blurs into its rim and
+   nothing else was read near that peak). A dark body against bright
    surroundings is a black or brown pawn. The patches are stacked (`_Stack`) so that every
    patch's candidates are checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one);
 4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
-   stands on a source's white), a white one whose rim is as bright as its top somewhere (the
-   source's ring going on), nor a black one inside a dark band through it (a hand's shadow).
+   stands on a source's white) - in two neighbouring directions just past it, or joined to it
+   anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
+   one whose rim is as bright as its top somewhere (the source's ring going on), a black one
+   inside a dark band through it (a hand's shadow), nor anything on the cap or its edge.
 
 The cap (34 mm, black) is the black class's disc of its size on a tile in the coarse map
 (enix_search.py), else a tile whose middle is its grey.
@@ -82,6 +87,11 @@ CONTINUE_RADII = (10.5, 11.5, 12.5)  # just beyond a pawn's rim...
 SAME_COLOUR = 0.06  # ... the top's colour again (fit residual under this) in two neighbouring directions: a finger
 TILE_SURFACE_RADII = tuple(np.arange(25.0, 40.01, 1.5))
 PRINT_LUM = 0.4  # a top at least this bright (of the tile's surface) and of the tile's colour is print
+# The cap is a dome too, but three times a pawn's size: its own top is no pawn, nor is its blurred
+# edge (tuning seed 5495: read as a black pawn 17.5 mm from its centre as read, beside a hand). A
+# pawn beside it stands CAP_MM / 2 + PAWN_MM / 2 = 25 mm from its centre; the cap's centre as read
+# is up to 5.3 mm off (tuning seeds 5000-5399: true pawns 21.9 mm from it and farther).
+CAP_CLEAR_MM = CAP_MM / 2 + 2.0
 CAP_ON_TILE_MM = 55.0  # the cap's centre is within a tile's apothem of that tile's centre
 CAP_CORE_MM = 14.0  # the cap's middle, well inside its 17 mm radius...
 CAP_SHARE_MIN = 0.6  # ... at least this share of it dark grey...
@@ -119,16 +129,19 @@ def tile_patches(view, tile_centres: list[tuple[float, float]], angle_deg: float
 
 
 def find_pawns(patches: list[np.ndarray], tile_centres: list[tuple[float, float]], names: tuple[str, ...],
-               refs: np.ndarray, tile_colours: np.ndarray | None = None, angle_deg: float = 0.0) -> list[Pawn]:
+               refs: np.ndarray, tile_colours: np.ndarray | None = None, angle_deg: float = 0.0,
+               cap: tuple[float, float] | None = None) -> list[Pawn]:
     """Pawns within reach of the given tile centres (table mm), read from their `tile_patches`.
     `tile_colours` (sRGB BGR, one per tile): a dome whose top is its tile's own colour rather than
-    any pawn's is the tile's print (its source's inner disc), unless a pawn has that colour too."""
+    any pawn's is the tile's print (its source's inner disc), unless a pawn has that colour too.
+    `cap` (table mm): where the cap is (`find_cap`); nothing within CAP_CLEAR_MM of it is a pawn."""
     if not len(patches):
         return []
     stack = _stack(patches)
     tiles = None if tile_colours is None else np.asarray(tile_colours, np.float32).reshape(-1, 3)
+    caps = None if cap is None else [_mm_to_patch(centre, cap, angle_deg) for centre in tile_centres]
     found: list[Pawn] = []
-    for centre, pawns in zip(tile_centres, _pawns_in_patches(stack, names, refs, tiles)):
+    for centre, pawns in zip(tile_centres, _pawns_in_patches(stack, names, refs, tiles, caps)):
         for (px, py), colour in pawns:
             mm = _patch_to_mm(centre, px, py, angle_deg)
             if math.dist(mm, centre) > REACH_MM:
@@ -137,6 +150,15 @@ def find_pawns(patches: list[np.ndarray], tile_centres: list[tuple[float, float]
                 continue  # the same pawn seen from the patch of a neighbouring tile
             found.append(Pawn(colour, mm))
     return found
+
+
+def _mm_to_patch(centre, mm, angle_deg: float) -> tuple[float, float]:
+    """The patch pixel (x, y) of a table point: `_patch_to_mm`'s inverse."""
+    a = math.radians(angle_deg)
+    dx, dy = mm[0] - centre[0], mm[1] - centre[1]
+    local = np.array([dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)])
+    px, py = (local + PATCH_MM / 2) * READ_PX_PER_MM - 0.5
+    return float(px), float(py)
 
 
 def _patch_to_mm(centre, px: float, py: float, angle_deg: float) -> tuple[float, float]:
@@ -211,8 +233,9 @@ def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs) + margin, np.concatenate(ys) + margin
 
 
-def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
-    """Per patch: its checked domes (quality, x, y, dark only), in the order they were found."""
+def _candidates(stack: _Stack, white: np.ndarray | None = None) -> list[list[tuple[float, int, int, bool]]]:
+    """Per patch: its checked domes (quality, x, y, dark only), in the order they were found.
+    `white`: the white pawn's sRGB BGR, if the palette has one."""
     ppm = READ_PX_PER_MM
     peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
     k = np.concatenate([np.full(len(xs), t, np.intp) for t, (xs, _) in enumerate(peaks)])
@@ -231,7 +254,7 @@ def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
     steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
     ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
     inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
-    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm)
+    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm, white)
     settled = {i for i, _ in found}
     # Print that passed the loose look above rarely has a rim dark all round: only such peaks
     # (and near-black ones) are worth the wider look - or all round but in one direction when the
@@ -243,14 +266,14 @@ def _candidates(stack: _Stack) -> list[list[tuple[float, int, int, bool]]]:
     outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
     if len(rest) and outer.any():
         found += [(int(rest[i]), c) for i, c in _refined(stack, k[rest], x[rest], y[rest], ox[outer] * ppm,
-                                                           oy[outer] * ppm)]
+                                                           oy[outer] * ppm, white)]
     for i, c in found:
         checked[k[i]].append(c)
     return checked
 
 
 def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.ndarray,
-             oy: np.ndarray) -> list[tuple[int, tuple[float, int, int, bool]]]:
+             oy: np.ndarray, white: np.ndarray | None = None) -> list[tuple[int, tuple[float, int, int, bool]]]:
     """Per peak (patch k, x, y) that has one: (its index, (quality, x, y, dark only)) of its clearest
     dome among the offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a
     small pawn's centre the rim ring already takes in the tile around it, so the clearest alone may
@@ -258,15 +281,22 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     pk = np.repeat(k, len(ox))
     px = (x[:, None] + ox[None, :]).ravel()
     py = (y[:, None] + oy[None, :]).ravel()
-    quality, needs_dark, needs_lit = _dome(stack.lum, pk, px, py)
+    quality, needs_dark, needs_lit, clear_black = _dome(stack.lum, pk, px, py)
     quality, needs_dark = quality.reshape(len(x), -1), needs_dark.reshape(len(x), -1)
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
     ix, iy = np.rint(px).astype(int), np.rint(py).astype(int)
     rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed])
+    # A black pawn whose rim takes in a lit tile or a source's ring (`_black_flank`): asked only of
+    # peaks with no offset read yet (the others' readings stay as they were, and it costs less).
+    unread = np.repeat(~rim_ok.reshape(quality.shape).any(axis=1), quality.shape[1])
+    black = domed[unread[domed] & ~needs_dark.ravel()[domed] & clear_black[domed]]
+    if len(black):
+        rim_ok[black] = _black_flank(stack.bgr, pk[black], ix[black], iy[black])
     lit = np.flatnonzero(rim_ok & needs_lit)
     if len(lit):
-        rim_ok[lit] = _lit_colour(_ring_colour(stack.bgr, pk[lit], ix[lit], iy[lit], _TOP_RING))
+        tops = _ring_colour(stack.bgr, pk[lit], ix[lit], iy[lit], _TOP_RING)
+        rim_ok[lit] = _lit_or_clear_white(stack.lum, pk[lit], ix[lit], iy[lit], tops, white)
     good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
     # The dark-body reading is for a dark pawn no dome shows: where a dome shows at some offset,
     # that is the reading, however the two scores compare (else a brown pawn's dark body, refused
@@ -281,30 +311,63 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     return out
 
 
-def _distinct_tile_colour(tile_bgr, refs: np.ndarray) -> np.ndarray | None:
-    """The tile's colour when no pawn colour explains it (else None: the tile's print and a pawn of
-    its colour cannot be told apart by colour)."""
-    tile = np.asarray(tile_bgr, np.float32).reshape(1, 3)
-    if (fit_residuals(tile, refs)[0] < MAX_COLOUR_RESIDUAL).any():
-        return None
-    return tile[0]
+CLEAR_WHITE_FIT = 0.06  # a white top one direction short of round: the white pawn's own colour this closely...
+CLEAR_WHITE_LUM = 0.5  # ... lit (linear luminance at least this)...
+CLEAR_WHITE_RIM = 0.7  # ... and its rim under this share of its top in every direction
 
 
-def _tile_luminance(stack: _Stack, k: int, tile: np.ndarray) -> float | None:
-    """How bright the tile's own colour is in patch k (its surface 25-40 mm from the centre,
-    between the rays): the source's inner disc, printed in that colour, is about as bright."""
-    c = np.array([(stack.shape[1] - 1) / 2.0])
-    at = np.array([k])
-    pix = _spokes(stack.bgr, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM)[0].reshape(-1, 3)
-    lums = _spokes(stack.lum, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM)[0].ravel()
-    own = fit_residuals(pix.astype(np.float32), tile[None], w_max=0.0)[:, 0] < MAX_COLOUR_RESIDUAL
-    return float(np.median(lums[own])) if own.sum() >= 6 else None
+def _lit_or_clear_white(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray,
+                        white: np.ndarray | None) -> np.ndarray:
+    """Per point (its top's colour `tops`) one direction short of round: whether it is still a
+    pawn - a lit colour's (`_lit_colour`), or a clear white pawn's (`white`: the palette's white
+    pawn, if it has one). In a crowd on a source a pawn's neighbours shift where one direction of
+    its rim is darkest, a white pawn's as a coloured one's (tuning seeds 5068, 5135, 5424, 5446:
+    white pawns missed so). The print's white - a source's ring, a path point - is narrower than a
+    pawn's top, so the tile's colour blurs into it, and its rim is bright where the ring goes on:
+    tuning seeds 5000-5199, one short of round: white pawns fit white within 0.09, their rims under
+    0.81 of their tops; of the print's white, two fit within 0.06, one of them 0.41 bright, the
+    other with a rim at 0.71 of its top."""
+    refs = np.array([PRINT_WHITE] + ([white] if white is not None else []), np.float32)
+    res = fit_residuals(tops, refs)  # (one fit for both)
+    bright = _luminance(tops)
+    out = (bright >= INNER_RIM_MIN_LUM) & (res[:, 0] >= MAX_COLOUR_RESIDUAL)  # `_lit_colour`
+    if white is not None:
+        at = np.flatnonzero(~out & (res[:, 1] < CLEAR_WHITE_FIT) & (bright >= CLEAR_WHITE_LUM))
+        if len(at):
+            out[at] = _brightest_rim(lum, k[at], x[at], y[at]) < CLEAR_WHITE_RIM
+    return out
 
 
-def _pawns_in_patches(stack: _Stack, names, refs,
-                      tiles: np.ndarray | None = None) -> list[list[tuple[tuple[float, float], str | None]]]:
-    """Per patch, its pawns: (patch pixel, colour name or None). `tiles`: each tile's sRGB BGR."""
-    checked = _candidates(stack)
+def _print_brightness(stack: _Stack, tiles: np.ndarray, refs: np.ndarray) -> list[float | None]:
+    """Per tile: how bright its own colour is in its patch (its surface 25-40 mm from the centre,
+    between the rays, where at least 6 pixels show it): the source's inner disc, printed in that
+    colour, is about as bright. None when a pawn colour explains the tile's colour too (the
+    tile's print and a pawn of its colour cannot be told apart by colour). All tiles in one fit
+    (not one call per tile: a small fit's cost is mostly its calls; readings as tile by tile,
+    frames 4200-4229 and 5400-5429 compared)."""
+    out: list[float | None] = [None] * len(tiles)
+    at = np.flatnonzero(~(fit_residuals(tiles, refs) < MAX_COLOUR_RESIDUAL).any(axis=1))
+    if not len(at):
+        return out
+    c = np.full(len(at), (stack.shape[1] - 1) / 2.0)
+    pix = _spokes(stack.bgr, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM).reshape(len(at), -1, 3)
+    lums = _spokes(stack.lum, at, c, c, TILE_SURFACE_RADII, READ_PX_PER_MM).reshape(len(at), -1)
+    m = pix.shape[1]
+    own = fit_residuals(pix.reshape(-1, 3).astype(np.float32), np.repeat(tiles[at], m, axis=0), w_max=0.0,
+                        paired=True)[:, 0].reshape(len(at), m) < MAX_COLOUR_RESIDUAL
+    for j, t in enumerate(at):
+        if own[j].sum() >= 6:
+            out[t] = float(np.median(lums[j][own[j]]))
+    return out
+
+
+def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = None,
+                      caps: list[tuple[float, float]] | None = None
+                      ) -> list[list[tuple[tuple[float, float], str | None]]]:
+    """Per patch, its pawns: (patch pixel, colour name or None). `tiles`: each tile's sRGB BGR;
+    `caps`: the cap's place in each patch (pixels), if there is a cap."""
+    white = _white_index(refs)
+    checked = _candidates(stack, None if white is None else np.asarray(refs, np.float32)[white])
     flat = [c for cs in checked for c in cs]
     if not flat:
         return [[] for _ in checked]
@@ -312,7 +375,8 @@ def _pawns_in_patches(stack: _Stack, names, refs,
     k = np.concatenate([np.full(len(cs), t, np.intp) for t, cs in enumerate(checked)])
     x, y = np.array([c[1] for c in flat], np.intp), np.array([c[2] for c in flat], np.intp)
     ground = None if tiles is None else _ground_shares(stack.bgr, k, x, y, tiles)
-    goes_on = _continuing(stack.bgr, k, x, y)
+    beyond = _beyond_rim_fits(stack.bgr, k, x, y)
+    goes_on = _goes_on(beyond)
     strip = _dark_strip(stack.lum, k, x, y)
     rim_over_top = _brightest_rim(stack.lum, k, x, y)
     tops = _top_colours(stack.bgr, k, x, y)
@@ -325,30 +389,27 @@ def _pawns_in_patches(stack: _Stack, names, refs,
     # shadow is a dull brown too (fits 0.12 where those pawns fit 0.05 at most).
     lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
     black_refs, dark_refs = lin_refs < DARK_REF, lin_refs < DARK_BODY_REF
-    white = _white_index(refs)
     ppm = READ_PX_PER_MM
-    result = []
+    # Each dome's reading on its own (its colour, or None where a rule refuses it), then per patch
+    # the clearest of overlapping domes among those kept (a refused one hides no neighbour).
+    kept: dict[int, str | None] = {}
+    print_lums = None if tiles is None else _print_brightness(stack, tiles, refs)
     first = 0
     for t, cs in enumerate(checked):
         index = range(first, first + len(cs))
         first += len(cs)
         tile = None if tiles is None else tiles[t]
-        out: list[tuple[tuple[float, float], str | None]] = []
-        own, own_lum, looked = None, None, False  # the tile's colour and brightness, for the first dome that needs them
         for i in sorted(index, key=lambda i: flat[i][0], reverse=True):
             _, px, py, dark_only = flat[i]
-            if any(math.hypot(px - ox_, py - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
-                continue  # the clearer of two overlapping domes is the pawn
+            if caps is not None and math.hypot(px - caps[t][0], py - caps[t][1]) <= CAP_CLEAR_MM * ppm:
+                continue  # the cap's top or edge (nor does it hide a pawn beside it)
             if tile is not None and ground[i] < MIN_GROUND:
                 continue  # no tile round it: a fingertip, a knuckle
             # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a
             # like hue - brown on orange - is a pawn).
-            if tile is not None and not looked:
-                own = _distinct_tile_colour(tile, refs)
-                own_lum = None if own is None else _tile_luminance(stack, t, own)
-                looked = True
+            own_lum = None if tile is None else print_lums[t]
             bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
-            print_like = own is not None and own_lum is not None and bright >= PRINT_LUM * own_lum
+            print_like = own_lum is not None and bright >= PRINT_LUM * own_lum
             colour = _named(int(best[i]), res[i], names, tile_res[i] if print_like else None)
             if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]
                               or (not black_refs[names.index(colour)] and res[i, best[i]] > DARK_BODY_FIT)):
@@ -360,9 +421,99 @@ def _pawns_in_patches(stack: _Stack, names, refs,
             if strip[i] and colour is not None and colour is not _PRINT and black_refs[names.index(colour)]:
                 continue  # a black reading inside a dark band longer than a pawn: a hand's shadow
             if colour is not _PRINT:
-                out.append(((float(px), float(py)), colour))
+                kept[i] = colour
+    # A reading whose colour spreads, unbroken, well past a pawn's rim is a finger (the white pawn
+    # excepted: it stands on a source's white). Only a top whose colour shows somewhere just past
+    # its rim (most pawns' does nowhere) is looked at so.
+    ask = np.array([i for i, c in kept.items() if (white is None or c != names[white])
+                    and beyond[i].min() < SPREAD_NEAR], np.intp)
+    if len(ask):
+        for i in ask[_spreading(stack, k[ask], x[ask], y[ask], tops[ask])]:
+            del kept[i]
+    result = []
+    first = 0
+    for t, cs in enumerate(checked):
+        index = range(first, first + len(cs))
+        first += len(cs)
+        out: list[tuple[tuple[float, float], str | None]] = []
+        for i in sorted(index, key=lambda i: flat[i][0], reverse=True):
+            if i not in kept:
+                continue
+            _, px, py, _ = flat[i]
+            if any(math.hypot(px - ox_, py - oy_) < APART_MM * ppm for (ox_, oy_), _ in out):
+                continue  # the clearer of two overlapping domes is the pawn
+            out.append(((float(px), float(py)), kept[i]))
         result.append(out)
     return result
+
+
+SPREAD_MM = 13.0  # a pawn's colour (its top, and its flank in shade) ends at its rim, 8 mm out (blurred: 10)...
+SPREAD_FIT = 0.06  # ... each pixel its top's colour within this fit residual (any shade, no white)...
+SPREAD_STEP_PX = 2  # ... looked at on a 1 mm grid (a finger joins its tip some 15 mm wide)
+# ... where the colour just past the rim (`_beyond_rim_fits`) fits the top this well somewhere (tuning seeds 4200-4203
+# and 17 with fingers: every reading that spreads within 0.14 there, nine in ten of the rest 0.2-0.93)
+SPREAD_NEAR = 0.2
+
+
+def _spreading(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack (its top's colour `tops`, sRGB BGR): whether the pixels of
+    that colour round it, joined to it, reach the last millimetre before SPREAD_MM within its own
+    patch. A pawn's colour ends at its rim (no two pawns share one, none has a tile's); a
+    fingertip's goes on along its finger, whichever way that lies, and the cap's black past a
+    reading on its edge (tuning seeds 5000-5399: the colour of 1134 true pawns, white left out,
+    reaches 10.2 mm at most; of the 16 readings invented, 12 - fingertips, the cap's edge - reach
+    17-57 mm)."""
+    offsets, far = _spread_grid()
+    out = np.zeros(len(k), bool)
+    # A path out from the middle crosses that last millimetre: where none of it is the top's
+    # colour (most pawns), the colour cannot spread, and the whole disc is not looked at.
+    maybe = _same_as_top(stack, k, x, y, tops, offsets[far]).any(axis=1)
+    at = np.flatnonzero(maybe)
+    if not len(at):
+        return out
+    same = _same_as_top(stack, k[at], x[at], y[at], tops[at], offsets)
+    side = 2 * int(math.ceil(SPREAD_MM * READ_PX_PER_MM / SPREAD_STEP_PX)) + 1
+    cells = (offsets // SPREAD_STEP_PX) + side // 2  # (grid points, 2: y, x) in a side x side square
+    c = side // 2
+    for j, row in zip(at, same):
+        grid = np.zeros((side, side), np.uint8)
+        grid[cells[:, 0], cells[:, 1]] = row
+        _, labels = cv2.connectedComponents(grid, connectivity=4)
+        centre = labels[c - 1:c + 2, c - 1:c + 2].ravel()
+        centre = centre[centre > 0]
+        if len(centre):
+            out[j] = bool((labels[cells[far, 0], cells[far, 1]] == np.bincount(centre).argmax()).any())
+    return out
+
+
+def _same_as_top(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray,
+                 offsets: np.ndarray) -> np.ndarray:
+    """(points, offsets): whether the pixel at each (dy, dx) offset from each point is its top's
+    colour in any shade (SPREAD_FIT) and lies in the point's own patch (the padding repeats the
+    patch's edge, which is not the frame)."""
+    n, h, w = stack.bgr.shape[:3]
+    py = y[:, None] + STACK_PAD + offsets[None, :, 0]
+    px = x[:, None] + STACK_PAD + offsets[None, :, 1]
+    own = (px >= STACK_PAD) & (px < w - STACK_PAD) & (py >= STACK_PAD) & (py < h - STACK_PAD)
+    index = k[:, None] * (h * w) + np.clip(py, 0, h - 1) * w + np.clip(px, 0, w - 1)
+    pix = np.take(stack.bgr.reshape(-1, 3), index.ravel(), axis=0).astype(np.float32)
+    res = fit_residuals(pix, np.repeat(tops, len(offsets), axis=0), k_range=(0.3, 1.5), w_max=0.0, paired=True)
+    return (res[:, 0].reshape(index.shape) < SPREAD_FIT) & own
+
+
+@lru_cache(maxsize=1)
+def _spread_grid() -> tuple[np.ndarray, np.ndarray]:
+    """`_spreading`'s grid: pixel offsets (dy, dx) every SPREAD_STEP_PX within SPREAD_MM of a point,
+    and which of them lie in the last millimetre (where a finger's colour reaches)."""
+    step, r = SPREAD_STEP_PX, int(math.ceil(SPREAD_MM * READ_PX_PER_MM / SPREAD_STEP_PX))
+    oy, ox = (g.ravel() * step for g in np.mgrid[-r:r + 1, -r:r + 1])
+    dist = np.hypot(ox, oy) / READ_PX_PER_MM
+    inside = dist <= SPREAD_MM
+    offsets = np.stack([oy[inside], ox[inside]], axis=1)
+    far = np.flatnonzero(dist[inside] > SPREAD_MM - 1.0)
+    for a in (offsets, far):
+        a.setflags(write=False)
+    return offsets, far
 
 
 def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -372,14 +523,24 @@ def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) ->
     source's white). A lit finger's pale top is as near the print's white as a pawn's: it is asked
     too (tuning seeds 5000-5199: fingertips read brown within 0.03-0.10 of their finger beyond, two
     of them under SAME_COLOUR; a pink pawn on the purple tile within 0.089 of it, so no looser)."""
+    return _goes_on(_beyond_rim_fits(bgr, k, x, y))
+
+
+def _beyond_rim_fits(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack and direction (points, 12): how well the colour just beyond a
+    pawn's rim (CONTINUE_RADII) is its top's in some shade (fit residual, no white added)."""
     spokes = _spokes(bgr, k, x, y, (0.0, 1.0, 2.0) + CONTINUE_RADII, READ_PX_PER_MM)  # (points, radii, dirs, 3)
     n = len(spokes)
     top = _median(spokes[:, :3].reshape(n, -1, 3).astype(np.float32))  # (np.median's values, less overhead)
     beyond = _median(spokes[:, 3:].astype(np.float32))  # (points, directions, 3)
     # Each point's twelve directions against its own top.
-    res = fit_residuals(beyond.reshape(-1, 3), np.repeat(top, beyond.shape[1], axis=0), k_range=(0.3, 1.5),
-                        w_max=0.0, paired=True).reshape(n, -1)
-    same = res < SAME_COLOUR
+    return fit_residuals(beyond.reshape(-1, 3), np.repeat(top, beyond.shape[1], axis=0), k_range=(0.3, 1.5),
+                         w_max=0.0, paired=True).reshape(n, -1)
+
+
+def _goes_on(beyond: np.ndarray) -> np.ndarray:
+    """Per point, from `_beyond_rim_fits`: its top's colour in two neighbouring directions."""
+    same = beyond < SAME_COLOUR
     return (same & np.roll(same, 1, axis=1)).any(axis=1)
 
 
@@ -546,11 +707,14 @@ def _near_dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
     return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
 
 
-def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How clearly a pawn stands at each point (patch k of the padded luminance stack, x, y) (NaN:
     not a pawn), from brightness along 12 directions out to 10 mm; whether that pawn, if it is
-    one, must be of a dark colour; and whether it must be of a lit colour, not white (its rim
-    round in all directions but one).
+    one, must be of a dark colour; whether it must be of a lit colour, not white (its rim round in
+    all directions but one); and whether its top is black with brighter surroundings 9-10 mm out
+    in every direction (BLACK_SURROUND): a black pawn standing clear, not a fingertip (its finger
+    goes on behind it, as dark) nor a hand's shadow.
 
     A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
     ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
@@ -577,13 +741,14 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple
     dark_bound = DARK_TOP_OVER_BODY * DARK_BODY * 1.001
     around_bound = 0.999 * BLACK_SURROUND / DARK_TOP_OVER_BODY
     maybe_dark = (top < dark_bound) & ((far_max >= around_bound * top[:, None]).sum(axis=1) >= BLACK_BRIGHT_DIRECTIONS)
+    clear_black = (top < BLACK_TOP) & (far_max >= BLACK_SURROUND * top[:, None]).all(axis=1)
     quality = np.full(n, np.nan)
     dark_body, one_short = np.zeros(n, bool), np.zeros(n, bool)
     at = np.flatnonzero(maybe_coloured | maybe_dark)
     if len(at):
         quality[at], dark_body[at], one_short[at] = _dome_kind(prof[at], top[at], rim_dirs[at], rim[at], mid[at],
                                                                far_max[at], dark[at])
-    return quality, dark_body, one_short
+    return quality, dark_body, one_short, clear_black
 
 
 def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -715,6 +880,16 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
     if len(rest):
         out[rest] = _shaded_tops(ring(_INNER_RIM_RING, rest), top[rest])
     return out
+
+
+def _black_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point: whether a black top's flank 5-6 mm out is that top in shade. On a source's white
+    ring, or beside a lit tile, the rim 5.5-7.5 mm out takes in the blurred print and is no longer
+    the top's colour (tuning seeds 5393, 5486: black pawns missed so); the flank still is."""
+    if len(x) == 0:
+        return np.zeros(0, bool)
+    top = _ring_colour(bgr, k, x, y, _TOP_RING)
+    return _shaded_tops(_ring_colour(bgr, k, x, y, _INNER_RIM_RING), top)
 
 
 def _shaded_tops(rim: np.ndarray, top: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ SEARCH_MM = 2.5  # how far the printed value may sit from where the model puts i
 BLURS_MM = (0.4, 0.9)  # the camera's blur, tried both
 MIN_MATCH = 0.6  # normalised correlation of the ink with the best value's
 RIVAL_MATCH = 0.12  # values matching within this of the best are rivals, to be told apart...
-MIN_SEPARATION = 0.1  # ... by where the ink lies between the two drawings: +0.5 is the best's, -0.5 the rival's
+MIN_SEPARATION = 0.1  # ... by where the ink lies between the two drawings (a drawing itself: 0.28-0.59 towards it)
 MIN_INK = 0.02  # a corner with less ink than this (mean darkness) holds no value
 MAX_SHIFT_MM = 8.0  # how far the border may say the coarse centre was off...
 MAX_TURN_DEG = 25.0  # ... and its angle
@@ -355,8 +355,9 @@ def _drawn_spectra(ih: int, iw: int) -> tuple[tuple[int, int], np.ndarray, np.nd
     window: a circular correlation wraps only where no match is sought) and their norms."""
     shape = (cv2.getOptimalDFTSize(ih), cv2.getOptimalDFTSize(iw))
     drawn = np.array([[t - t.mean() for t in templates(blur)] for blur in BLURS_MM], np.float64)
-    # Single precision, as the ink's own transform (float32 ink): a fifth of double's cost, the
-    # scores within about 1e-6 of matchTemplate's.
+    # Single precision, as the ink's own transform (float32 ink) under numpy 2: a fifth of double's
+    # cost, the scores within about 1e-6 of matchTemplate's. (numpy 1.x, as apt's on the Pi, works
+    # its FFTs in double whatever the input: the same scores, without that saving.)
     spectra = np.conj(np.fft.rfft2(drawn, s=shape)).astype(np.complex64)
     norms = np.sqrt((drawn * drawn).sum(axis=(2, 3)))
     spectra.setflags(write=False)
@@ -366,8 +367,11 @@ def _drawn_spectra(ih: int, iw: int) -> tuple[tuple[int, int], np.ndarray, np.nd
 
 def _separation(ink: np.ndarray, t: np.ndarray, at: tuple[int, int], other: np.ndarray,
                 other_at: tuple[int, int]) -> float:
-    """Where the ink lies between two values' drawings, each placed where it matched: +0.5 is
-    exactly the first, -0.5 the second, 0 halfway. The ink's level and contrast are fitted to the
+    """Where the ink lies between two values' drawings, each placed where it matched: positive
+    towards the first, negative towards the second, 0 halfway. Ink that is exactly one of the
+    drawings scores 0.28-0.59 towards it over the twenty values' pairs (not 0.5 exactly: the contrast
+    is fitted to the mean alone, so the drawing with more strokes scores less; MIN_SEPARATION was
+    set on this measure as it is). The ink's level and contrast are fitted to the
     two drawings' mean, and the rest is projected on their difference (least squares, over the
     window both cover): the strokes they share count for neither, the blur is in both drawings."""
     h, w = t.shape

@@ -518,6 +518,7 @@ def _read_shaded(model: FaceModel, dark: np.ndarray, under_stones: np.ndarray, l
         v2 = np.array([r.visible for r in r2], bool).reshape(-1, 4)
         f2 = np.array(_fits(model, r2, dark[retry], v2, weights=wide), bool)
         readings = list(readings)
+        weights = weights.copy()  # (the caller's array, when it passed one, stays as it gave it)
         for j, k in enumerate(np.nonzero(retry)[0]):
             if f2[j]:
                 readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], True, wide[j]

@@ -73,7 +73,8 @@ class TableView:
         """At square grids of table points, one per centre (M, 2): point (i, j) of grid m is
         centres_mm[m] + (ticks_mm[j], ticks_mm[i]). Read from the raw frame (bilinear) as `sample`
         does: white-balanced BGR (M, n, n, 3) uint8 and whether each point lies inside the frame
-        (M, n, n). No clipped channels (ask `sample` where they matter).
+        (M, n, n). No clipped channels (ask `sample` where they matter). The ticks must be evenly
+        spaced (the interpolation goes by tick index) and m * n rows stay under remap's 32767.
 
         The lens projection of every point is most of a dense grid's cost: it is made on every
         GRID_STEP-th tick (and the last) and interpolated between them, as the warp maps are (over

@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tablecam.vision.enix_hexes import _RING_OFFSETS, _cell_centre, _cells_near, _hex_round, _lattice_origin, _to_cell
+from tablecam.vision.enix_hexes import _RING_OFFSETS, _cell_centre, _cells_near, _hex_round, _to_cell
 from tablecam.vision.enix_search import DENSITY, _closed, _dense
 
 
@@ -46,4 +46,3 @@ def test_the_lattice_cells_are_numpys_own_answers():
         # The seeds' cells centred all at once: each the same sums as alone.
         at_once = _cell_centre(base.T[:, :, None], origin, angle)
         assert np.array_equal(at_once, np.array([_cell_centre(c, origin, angle) for c in base]))
-        assert _lattice_origin(centres, angle).shape == (2,)

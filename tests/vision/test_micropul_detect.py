@@ -98,9 +98,9 @@ def test_random_scenes_keep_the_accuracy_reached(random_results):
     # stones since session 8; bench/micropul_detect.py has the 200-scene figures): a regression below
     # these is a bug.
     rates = _rates(random_results)
-    assert rates["quadrants_right_pct"] >= 99.9
-    assert rates["boards_right_pct"] >= 96.0  # at most one board of 32 with a tile unknown
-    assert rates["stones_right_pct"] >= 98.0  # at most one stone of 59 missed
+    assert rates["quadrants_right_pct"] == 100.0
+    assert rates["boards_right_pct"] == 100.0
+    assert rates["stones_right_pct"] == 100.0
 
 
 def test_no_tile_is_ever_read_as_another_or_invented(random_results):

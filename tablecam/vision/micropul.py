@@ -479,7 +479,9 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
     if graded.any():
         idx = np.nonzero(graded)[0]
         d3 = graded_darkness(grey[graded], side_px, margin_px, weights[graded] if stones else None)
-        r3, v3, f3, w3 = _read_shaded(model, d3, under_stones[graded], lattice, centres[graded], stones)
+        # (A cell that did not fit kept its narrow stone weights: at its place as it now stands.)
+        r3, v3, f3, w3 = _read_shaded(model, d3, under_stones[graded], lattice, centres[graded], stones,
+                                      weights=weights[graded])
         if f3.any():
             dark, visible, fits, weights = (a.copy() for a in (dark, visible, fits, weights))
             readings = list(readings)

@@ -39,7 +39,7 @@ from tablecam.rules.enix.energies import DEFAULT_RAYS
 from .enix_cards import read_cards
 from .enix_hexes import APOTHEM_MM, HexFit, find_hexes, hexagons_mask
 from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette, tile_patches
-from .enix_rays import SOURCE_MM, SideReading, match_turns, read_sides, sample_points
+from .enix_rays import ALONG_MM, SOURCE_MM, SideReading, match_turns, read_sides, sample_points_many
 from .enix_search import class_map, find_card_blobs
 from .piece_colours import srgb_to_linear
 from .table_view import TableReader, TableView, read_table
@@ -65,6 +65,7 @@ SOURCE_STEP_MM = 0.5
 # not seen (the cap or a crowd of pawns on it, a hand) and the map's centre stays (5200-5299: a
 # source under the cap or five pawns scores 0.01-0.09, a clear one 0.2-1).
 MIN_SOURCE_CONTRAST = 0.15
+RAY_REACH_MM = float(ALONG_MM[-1]) + 1.0  # past the farthest ray sample from a tile's centre (its axis)
 
 
 @dataclass(frozen=True)
@@ -239,18 +240,17 @@ def _ray_samples(view: TableView, hexes: list[HexFit]) -> list[tuple]:
     whiteness (_whiteness) along and beside the rays and whether each point along lies in the frame.
     All tiles in one sampling: each costs a lens projection and a remap, and every point is read on
     its own (the same values as tile by tile)."""
-    points = [sample_points(h.centre, h.side_angle) for h in hexes]
-    flat = [p.reshape(-1, 2) for pair in points for p in pair]
-    if not flat:
+    if not hexes:
         return []
-    bgr, inside, _ = view.sample(np.concatenate(flat))
+    along, beside, flat = sample_points_many([h.centre for h in hexes], [h.side_angle for h in hexes])
+    bgr, inside, _ = view.sample(flat)
     white = _whiteness(bgr)
-    out, at = [], 0
-    for along, beside in points:
-        n_along, n_beside = len(along.reshape(-1, 2)), len(beside.reshape(-1, 2))
-        out.append((along, beside, white[at:at + n_along], inside[at:at + n_along],
+    n_along, n_beside = along[0, ..., 0].size, beside[0, ..., 0].size
+    out = []
+    for k in range(len(hexes)):
+        at = k * (n_along + n_beside)
+        out.append((along[k], beside[k], white[at:at + n_along], inside[at:at + n_along],
                     white[at + n_along:at + n_along + n_beside]))
-        at += n_along + n_beside
     return out
 
 
@@ -263,6 +263,8 @@ def _read_hex(h: HexFit, seen: tuple, row: tuple[int | None, ...], before: float
     pts = along[:, :, 1, :]  # the axis
     ok = _across_all(a_in.reshape(along.shape[:3]))  # (6, A)
     for centre, radius in covers:
+        if math.dist(h.centre, centre) > radius + RAY_REACH_MM:
+            continue  # (beyond every point of this tile's rays by a millimetre: hides none of them)
         ok &= np.hypot(pts[..., 0] - centre[0], pts[..., 1] - centre[1]) > radius
     reading = read_sides(a_lum, b_lum, ok)
     turns = match_turns(reading, row)

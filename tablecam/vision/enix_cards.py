@@ -145,16 +145,11 @@ def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -
     side only (the other crosses the caption band), from that side's border and the face's size.
     All five profiles are sampled at once (each sampling costs a projection through the lens)."""
     t = SCAN_T
-    local = []
-    for _, axis, at, sides in SCANS:
-        for sign in sides:
-            pts = np.zeros((len(t), 2))
-            pts[:, axis] = sign * t
-            pts[:, 1 - axis] = at
-            local.append(pts)
-    bgr, inside, _ = view.sample(_to_table(b, flip, np.concatenate(local)))
-    white = srgb_to_linear(bgr.min(axis=1)).reshape(len(local), len(t))
-    inside = inside.reshape(len(local), len(t)).all(axis=1)
+    local = _scan_points()
+    bgr, inside, _ = view.sample(_to_table(b, flip, local))
+    scans = len(local) // len(t)
+    white = srgb_to_linear(_least_channel(bgr)).reshape(scans, len(t))
+    inside = inside.reshape(scans, len(t)).all(axis=1)
     mids: dict[str, float] = {}
     k = 0
     for name, axis, _, sides in SCANS:
@@ -170,11 +165,31 @@ def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -
     return mids
 
 
+@lru_cache(maxsize=1)
+def _scan_points() -> np.ndarray:
+    """The five scans' points (card frame, mm), scan after scan (made once, read-only)."""
+    local = []
+    for _, axis, at, sides in SCANS:
+        for sign in sides:
+            pts = np.zeros((len(SCAN_T), 2))
+            pts[:, axis] = sign * SCAN_T
+            pts[:, 1 - axis] = at
+            local.append(pts)
+    out = np.concatenate(local)
+    out.setflags(write=False)
+    return out
+
+
+def _least_channel(bgr: np.ndarray) -> np.ndarray:
+    """bgr.min(axis=1) of samples (N, 3): the same minima, without numpy's reduction over so short an axis."""
+    return np.minimum(np.minimum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
+
+
 def _rise(white: np.ndarray, t: np.ndarray, expected: float) -> float | None:
     """Where, going out from the middle, the face's colour gives way to the white border: the first
     crossing of half-way between the colour (near the middle) and the border's white, near where
     the border should be."""
-    colour = float(np.median(white[t < 0.5 * expected]))
+    colour = _median(white[t < 0.5 * expected])
     near = (t > expected - MAX_SHIFT_MM) & (t < expected + MAX_SHIFT_MM + 3.0)
     if not near.any():
         return None
@@ -193,6 +208,24 @@ def _rise(white: np.ndarray, t: np.ndarray, expected: float) -> float | None:
     return float(t[k - 1] + (level - a) / max(b - a, 1e-6) * (t[k] - t[k - 1]))
 
 
+def _median(values: np.ndarray) -> float:
+    """float(np.median(values)) of a few values without NaN: the middle one, or the middle two's sum
+    halved in their own dtype, as np.median's mean of them (its checks cost most of the call here)."""
+    n = len(values)
+    if n % 2:
+        return float(np.partition(values, n // 2)[n // 2])
+    part = np.partition(values, (n // 2 - 1, n // 2))
+    return float((part[n // 2 - 1] + part[n // 2]) / values.dtype.type(2))
+
+
+def _median_rows(a: np.ndarray) -> np.ndarray:
+    """np.median(a, axis=1) without NaN, by one sort (as _median: the middle one, or the middle two's
+    sum halved in a's dtype)."""
+    n = a.shape[1]
+    s = np.sort(a, axis=1)
+    return s[:, n // 2] if n % 2 else (s[:, n // 2 - 1] + s[:, n // 2]) / a.dtype.type(2)
+
+
 def _card_frame(b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray]:
     """Unit vectors (table frame) of the card's x (right) and y (down, towards its bottom edge)."""
     a = math.radians(b.angle)
@@ -204,8 +237,14 @@ def _card_frame(b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _to_table(b: CardBlob, flip: bool, local: np.ndarray) -> np.ndarray:
+    """Card-frame points (N, 2, mm) on the table: centre + x right + y down, in that order, worked
+    out per coordinate (numpy's loops over an x, y pair cost more than the sums)."""
     right, down = _card_frame(b, flip)
-    return np.asarray(b.centre) + local[..., :1] * right + local[..., 1:2] * down
+    x, y = local[:, 0], local[:, 1]
+    out = np.empty((len(local), 2))
+    for i in (0, 1):
+        out[:, i] = (b.centre[i] + x * right[i]) + y * down[i]
+    return out
 
 
 def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
@@ -265,7 +304,7 @@ def _head_seen(bgr: np.ndarray, inside: np.ndarray) -> bool:
     n = len(_HEAD_RING) + len(_HEAD_BODY)
     lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
     inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
-    head, grey = np.median(lin[:, :len(_HEAD_RING)], axis=1), np.median(lin[:, len(_HEAD_RING):], axis=1)
+    head, grey = _median_rows(lin[:, :len(_HEAD_RING)]), _median_rows(lin[:, len(_HEAD_RING):])
     blue, green, red = head[:, 0], head[:, 1], head[:, 2]
     found = (green > HEAD_GREEN * np.maximum(red, blue)) & (green > HEAD_LIGHTER * grey.max(axis=1)) & inside
     return bool(found.any())
@@ -335,7 +374,10 @@ def _matches(ink: np.ndarray) -> np.ndarray:
     ih, iw = ink.shape
     shape, spectra, norms = _drawn_spectra(ih, iw)
     # The correlation with a zero-mean drawing: the window's own mean drops out of the numerator.
-    corr = np.fft.irfft2(np.fft.rfft2(ink, s=shape)[None, None] * spectra, s=shape)[..., :ih - th + 1, :iw - tw + 1]
+    # (np.fft.irfft2's own two steps - down the columns, then along the rows - with the second only on
+    # the rows where a match is sought: a quarter of them, the very same values.)
+    columns = np.fft.ifft(np.fft.rfft2(ink, s=shape)[None, None] * spectra, shape[0], axis=-2)
+    corr = np.fft.irfft(columns[..., :ih - th + 1, :], shape[1], axis=-1)[..., :iw - tw + 1]
     sums, squares = cv2.integral2(ink.astype(np.float64))[:2]
     n = th * tw
 
@@ -408,19 +450,15 @@ def _upside_down(view, b: CardBlob) -> bool:
     bgr, inside, _ = view.sample(_to_table(b, False, local))  # both ends at once: a sampling costs a lens projection
     ends = []
     for end in (slice(0, len(t)), slice(len(t), 2 * len(t))):
-        ends.append(float(np.median(bgr[end].min(axis=1))) if inside[end].any() else 0.0)
+        ends.append(_median(_least_channel(bgr[end])) if inside[end].any() else 0.0)
     return ends[1] > ends[0]
 
 
 def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray] | None:
     """Ink darkness (float32) over the value's window grown by the search range, in the card's
     frame, and where that window leaves the card (bool)."""
-    ppm = READ_PX_PER_MM
-    w, h = WINDOW_MM[0] + 2 * SEARCH_MM, WINDOW_MM[1] + 2 * SEARCH_MM
-    nx, ny = int(round(w * ppm)), int(round(h * ppm))
-    xs = VALUE_AT_MM[0] - w / 2 + (np.arange(nx) + 0.5) / ppm
-    ys = VALUE_AT_MM[1] - h / 2 + (np.arange(ny) + 0.5) / ppm
-    local = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    local, off = _value_grid()
+    ny, nx = off.shape
     bgr, inside, _ = view.sample(_to_table(b, flip, local))
     if inside.mean() < 0.9:
         return None
@@ -430,9 +468,24 @@ def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray]
     card = float(np.percentile(lum, 60))
     ink = np.clip(1.0 - lum / max(card, 1e-4), 0.0, 1.0).astype(np.float32)
     # Beyond the card's edge is table, not ink.
-    off = (np.abs(local[:, 0]) > CARD_MM[0] / 2) | (np.abs(local[:, 1]) > CARD_MM[1] / 2)
-    ink.reshape(-1)[off] = 0.0
-    return ink, off.reshape(ny, nx)
+    ink[off] = 0.0
+    return ink, off
+
+
+@lru_cache(maxsize=1)
+def _value_grid() -> tuple[np.ndarray, np.ndarray]:
+    """The value window's points (card frame, mm, row after row) and where they leave the card
+    (ny, nx): made once, read-only."""
+    ppm = READ_PX_PER_MM
+    w, h = WINDOW_MM[0] + 2 * SEARCH_MM, WINDOW_MM[1] + 2 * SEARCH_MM
+    nx, ny = int(round(w * ppm)), int(round(h * ppm))
+    xs = VALUE_AT_MM[0] - w / 2 + (np.arange(nx) + 0.5) / ppm
+    ys = VALUE_AT_MM[1] - h / 2 + (np.arange(ny) + 0.5) / ppm
+    local = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    off = ((np.abs(local[:, 0]) > CARD_MM[0] / 2) | (np.abs(local[:, 1]) > CARD_MM[1] / 2)).reshape(ny, nx)
+    for a in (local, off):
+        a.setflags(write=False)
+    return local, off
 
 
 @lru_cache(maxsize=4)

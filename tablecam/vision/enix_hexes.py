@@ -171,10 +171,12 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
         yy, xx = np.arange(by0, by1)[:, None], np.arange(bx0, bx1)  # (a column and a row: the disc test broadcasts them)
         box = (slice(by0 - y0, by1 - y0), slice(bx0 - x0, bx1 - x0))
         disc = sub[box] & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
-        m = cv2.moments(disc.view(np.uint8), binaryImage=True) if disc.size else {"m00": 0}
+        m = cv2.moments(disc.view(np.uint8)) if disc.size else {"m00": 0}
         if m["m00"] == 0:
             break
-        # The centroid as the mean of whole pixel coordinates (exact sums either way).
+        # The centroid as the mean of whole pixel coordinates (exact sums either way). The mask is 0/1:
+        # its grey moments are the binaryImage ones (OpenCV scales those from 255s back to whole
+        # counts exactly), at a third of the cost.
         cy, cx = (m["m01"] + by0 * m["m00"]) / m["m00"], (m["m10"] + bx0 * m["m00"]) / m["m00"]
     blob = np.zeros_like(sub)
     blob[box] = disc
@@ -410,7 +412,7 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
         inside = np.zeros_like(sub)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
         # The centroid as the mean of whole pixel coordinates (exact sums either way; no pixel list).
-        m = cv2.moments(sub & inside, binaryImage=True)
+        m = cv2.moments(sub & inside)  # (0/1: its binary moments, see _blob_centre)
         if m["m00"] == 0:
             break
         centre = px_to_mm(np.array([[m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0]]))[0]

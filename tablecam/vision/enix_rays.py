@@ -36,6 +36,7 @@ RING_MM = (3.4, 4.6)  # the dark ring of a path point, from its centre
 ALONG_MM = np.arange(21.0, 52.0, 0.5)  # sampled distances from the tile's centre
 ACROSS_MM = np.array([-1.0, 0.0, 1.0])  # a ray is 6 mm wide
 BESIDE_MM = 9.0  # the tile's own colour, either side of a ray
+_BESIDE_MM = np.array([-BESIDE_MM, BESIDE_MM])
 BLUR_MM = 0.9  # the camera's blur, for the expected profiles
 MIN_RAY_CONTRAST = 3.0  # a ray's weakest channel is at least this much brighter (linear light) than the tile's
 LOCAL_MAX_MM = 6.0  # the ray's brightness is judged against its maximum this far either way
@@ -74,14 +75,32 @@ def side_directions(side_angle: float) -> np.ndarray:
 def sample_points(centre, side_angle: float) -> tuple[np.ndarray, np.ndarray]:
     """Table mm of the along-ray samples (6, A, C, 2) and, at the same distances, the tile either
     side of the ray (6, A, 2, 2)."""
-    d = side_directions(side_angle)
-    n = np.column_stack([-d[:, 1], d[:, 0]])
-    c = np.asarray(centre, dtype=np.float64)
-    along = (c + ALONG_MM[None, :, None, None] * d[:, None, None, :]
-             + ACROSS_MM[None, None, :, None] * n[:, None, None, :])
-    beside = (c + ALONG_MM[None, :, None, None] * d[:, None, None, :]
-              + np.array([-BESIDE_MM, BESIDE_MM])[None, None, :, None] * n[:, None, None, :])
-    return along, beside
+    along, beside, _ = sample_points_many([centre], [side_angle])
+    return along[0], beside[0]
+
+
+def sample_points_many(centres, side_angles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """sample_points of several tiles (T, ...), and all their points (N, 2): each tile's along
+    samples then its beside samples, tile after tile (the order a flat list of them would have).
+
+    Each point is centre + distance along times the side's direction + offset across times its
+    normal, summed in that order; worked out per coordinate with the samples along a ray as the
+    innermost axis (numpy's loops are per innermost run: over the x, y pair they cost three times
+    as much for all six tiles)."""
+    d = np.array([side_directions(a) for a in side_angles]).reshape(-1, 6, 2)
+    n = np.stack([-d[..., 1], d[..., 0]], axis=-1)
+    c = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    tiles, count = len(c), len(ALONG_MM)
+    sizes = (6 * count * len(ACROSS_MM), 6 * count * len(_BESIDE_MM))
+    flat = np.empty((tiles, sizes[0] + sizes[1], 2))
+    along = flat[:, :sizes[0]].reshape(tiles, 6, count, len(ACROSS_MM), 2)
+    beside = flat[:, sizes[0]:].reshape(tiles, 6, count, len(_BESIDE_MM), 2)
+    for xy in (0, 1):
+        base = c[:, xy, None, None] + ALONG_MM[None, None, :] * d[:, :, xy, None]  # (tiles, sides, along)
+        for out, across in ((along, ACROSS_MM), (beside, _BESIDE_MM)):
+            offset = across[None, None, :, None] * n[:, :, xy, None, None]  # (tiles, sides, across, along)
+            out[..., xy] = (base[:, :, None, :] + offset).transpose(0, 1, 3, 2)
+    return along, beside, flat.reshape(-1, 2)
 
 
 def expected_profiles() -> np.ndarray:
@@ -204,9 +223,10 @@ def _centred_rows(n: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def match_turns(reading: list[SideReading], row: tuple[int | None, ...]) -> list[int]:
     """The turns s (sixths) under which the table's row agrees with every side read: side j of the
     tile lies at table-order position (j + s) mod 6."""
+    options = [r.options for r in reading]  # (each side's set made once, not once per turn)
     turns = []
     for s in range(6):
-        if all(row[j] in reading[(j + s) % 6].options for j in range(6)):
+        if all(row[j] in options[(j + s) % 6] for j in range(6)):
             turns.append(s)
     return turns
 

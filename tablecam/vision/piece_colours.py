@@ -59,62 +59,99 @@ def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndar
     much of the fitted light is reflected white rather than the colour (w / (w + k max c)): a colour
     washed out that far is no longer told from grey. `paired`: refs has a row per pixel, and each
     pixel is fitted to its own only ((N, 1): what the diagonal of all against all holds, in linear
-    time; `w_max` one value or one per pixel)."""
+    time; `w_max` one value or one per pixel).
+
+    The (N, K) arrays returned are transposed views of (K, N) ones (F-ordered): the fit is worked out
+    with the pixels along the last axis (see _Refs), and copying it back would only cost time."""
     pixels = np.asarray(pixels_bgr, dtype=np.float32).reshape(-1, 3)
-    x = _LINEAR[_clip(np.rint(pixels), 0, 255).astype(np.intp)]  # (N, 3)
+    x = np.ascontiguousarray(_LINEAR[_clip(np.rint(pixels), 0, 255).astype(np.intp)].T)  # (3, N) channel planes
     c = srgb_to_linear(np.asarray(refs_bgr, dtype=np.float32).reshape(-1, 3))  # (K, 3)
     clipped = pixels >= SATURATED if clipped is None else np.asarray(clipped, bool).reshape(-1, 3)
     some = clipped[:, 0] | clipped[:, 1] | clipped[:, 2]  # (clipped.any(axis=1): see _sum3)
-    w_max = np.broadcast_to(np.asarray(w_max, np.float32), (len(c),))
-    k_hi = np.minimum(k_range[1], brightest / np.maximum(c.max(axis=1), 1e-6))  # (K,)
-    if paired and len(c) != len(x):
+    w_max = np.asarray(w_max, np.float32)
+    if w_max.shape != (len(c),):  # (one for all: np.full costs less than np.broadcast_to, on few pixels)
+        w_max = np.full(len(c), w_max) if w_max.ndim == 0 else np.broadcast_to(w_max, (len(c),))
+    planes = np.ascontiguousarray(c.T)  # (3, K)
+    # (_max3: c.max(axis=1)'s very values - a maximum is exact - without its reduction machinery)
+    k_hi = np.minimum(k_range[1], brightest / np.maximum(_max3(planes), 1e-6))  # (K,)
+    if paired and len(c) != pixels.shape[0]:
         raise ValueError("paired: one reference per pixel")
-    refs = _Refs(c, w_max, k_hi, paired)
-    if not some.any():  # nothing clipped (most calls): no rows to pick out and put back
-        out, washed = _unclipped(x, refs, k_range, with_wash)
-        return (out, washed) if with_wash else out
-    out = np.empty((len(x), 1 if paired else len(c)), np.float32)
-    washed = np.empty(out.shape, np.float32) if with_wash else None
-    out[~some], wash = _unclipped(x[~some], refs.rows(~some), k_range, with_wash)
+    refs = _Refs(c, planes, w_max, k_hi, paired)
+    # Every pixel fitted as if nothing were clipped (each pixel's fit is its own: the same values as
+    # fitting the unclipped ones alone, without picking them out and putting them back), then the
+    # few with a clipped channel fitted again.
+    out, washed = _unclipped(x, refs, k_range, with_wash)  # (K, N)
+    if not some.any():
+        return (out.T, washed.T) if with_wash else out.T
+    lit = np.flatnonzero(some)
+    if not paired and len(lit) == len(some) - 1:
+        # ... but for one pixel left unclipped: its products with the references, alone, take BLAS's
+        # matrix-vector path, whose last bit may differ from a matrix product's (as fitted so far).
+        lone = np.flatnonzero(~some)
+        out[:, lone], wash = _unclipped(x[:, lone], refs, k_range, with_wash)
+        if with_wash:
+            washed[:, lone] = wash
+    out[:, lit], wash = _with_clipping(x[:, lit], refs.rows(lit), np.ascontiguousarray(clipped[lit].T), k_range,
+                                       with_wash)
     if with_wash:
-        washed[~some] = wash
-    out[some], wash = _with_clipping(x[some], refs.rows(some), clipped[some], k_range, with_wash)
-    if with_wash:
-        washed[some] = wash
-    return (out, washed) if with_wash else out
+        washed[:, lit] = wash
+    return (out.T, washed.T) if with_wash else out.T
 
 
 class _Refs:
     """The reference colours (K, 3 linear) with their most white and highest gain (K,), laid out to
-    broadcast against a (N, K) fit: along K, or - `paired`, one reference per pixel - along N as
-    (N, 1). The same element-wise arithmetic serves both."""
+    broadcast against a (K, N) fit - the pixels along the last axis, so that numpy's element-wise
+    loops run along the many pixels rather than the few references (a (N, K) layout made the whole
+    fit of 9500 pixels under 4 colours take twice as long): along K as (K, 1), or - `paired`, one
+    reference per pixel - along N as (1, N). The same element-wise arithmetic serves both, and gives
+    the same values in either layout."""
 
-    def __init__(self, c: np.ndarray, w_max: np.ndarray, k_hi: np.ndarray, paired: bool):
-        self.c, self.w_max, self.k_hi, self.paired = c, w_max, k_hi, paired
+    def __init__(self, c: np.ndarray, planes: np.ndarray, w_max: np.ndarray, k_hi: np.ndarray, paired: bool):
+        # `planes`: c.T as channel planes (3, K), each contiguous: against (3, N) pixel planes numpy
+        # then loops along N (through a transposed view it would loop along the three channels).
+        self.c, self.planes, self.w_max, self.k_hi, self.paired = c, planes, w_max, k_hi, paired
 
     def rows(self, at: np.ndarray) -> "_Refs":
         """Those of the pixels `at` (paired; otherwise all references serve every pixel)."""
-        return _Refs(self.c[at], self.w_max[at], self.k_hi[at], True) if self.paired else self
+        return _Refs(self.c[at], self.planes[:, at], self.w_max[at], self.k_hi[at], True) if self.paired else self
 
     def along(self, v: np.ndarray) -> np.ndarray:
-        """A per-reference (K,) value laid out against (N, K): (K,) or, paired, (N, 1)."""
-        return v[:, None] if self.paired else v
+        """A per-reference (K,) value laid out against (K, N): (K, 1) or, paired, (1, N)."""
+        return v[None, :] if self.paired else v[:, None]
+
+    def against_planes(self) -> np.ndarray:
+        """The references as channel planes against (3, K, N): (3, K, 1) or, paired, (3, 1, N)."""
+        return self.planes[:, None, :] if self.paired else self.planes[:, :, None]
 
     def dot(self, x: np.ndarray) -> np.ndarray:
-        """(N, K) sum over channels of x times each reference (paired: its own, (N, 1))."""
-        return _sum3(x * self.c)[:, None] if self.paired else x @ self.c.T
+        """(K, N) sum over channels of x (3, N) times each reference (paired: its own, (1, N)).
+        The product is the (N, K) layout's, x (N, 3) @ c.T, turned: c @ x gives the same bits on this
+        OpenBLAS (checked), but a BLAS may sum a product laid out otherwise in another order, and
+        the last bit would change; the two transposed copies cost about 1 % of the fit.
+        (Summed as _sum3 does, rounding each product, it would differ too: BLAS multiplies and adds
+        in one rounding.)"""
+        if self.paired:
+            return _sum3(x * self.planes)[None, :]
+        return np.ascontiguousarray((np.ascontiguousarray(x.T) @ self.c.T).T)
 
 
 def _unclipped(x: np.ndarray, refs: _Refs, k_range: tuple[float, float],
                with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The common case, every channel measured: least squares for (k, w) in x = k c + w, by sums.
-    The residuals and (when `with_wash`; most callers do not ask) the washed-out share."""
+    The residuals and (when `with_wash`; most callers do not ask) the washed-out share, (K, N) for
+    x's (3, N) channel planes."""
     c, w_max, k_hi = refs.c, refs.along(refs.w_max), refs.along(refs.k_hi)
-    sc, scc = refs.along(c.sum(axis=1)), refs.along((c * c).sum(axis=1))  # (K,)
-    sx, sxx = _sum3(x)[:, None], _sum3(x * x)[:, None]  # (N, 1)
-    scx = refs.dot(x)  # (N, K)
+    sc, scc = refs.along(c.sum(axis=1)), refs.along((c * c).sum(axis=1))  # (K, 1)
+    sx, sxx = _sum3(x)[None, :], _sum3(x * x)[None, :]  # (1, N)
+    scx = refs.dot(x)  # (K, N)
     det = 3.0 * scc - sc * sc
-    k = np.where(det > 1e-10, (3.0 * scx - sc * sx) / np.maximum(det, 1e-10), sx / np.maximum(sc, 1e-6))
+    k = (3.0 * scx - sc * sx) / np.maximum(det, 1e-10)
+    flat = ~(det > 1e-10)  # a neutral reference: no slope to fit k by, only a level
+    if flat.any():  # (np.where(~flat, k, level) for those alone: np.where costs more than the fit)
+        if refs.paired:
+            k = np.where(flat, sx / np.maximum(sc, 1e-6), k)
+        else:
+            k[flat[:, 0]] = sx / np.maximum(sc[flat[:, 0]], 1e-6)
     _clip(k, k_range[0], k_hi, out=k)
     w = _clip((sx - k * sc) / 3.0, 0.0, w_max)
     # With w fixed by the bounds, k is refitted once (the 2D problem's box corners).
@@ -127,14 +164,15 @@ def _unclipped(x: np.ndarray, refs: _Refs, k_range: tuple[float, float],
 def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tuple[float, float],
                    with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Pixels with a channel at the sensor's limit: the fit uses the other channels, and the
-    clipped one only says the model must reach at least what was seen."""
+    clipped one only says the model must reach at least what was seen. x, clipped: (3, N) channel
+    planes; the arrays below are (3, K, N)."""
     c, w_max = refs.c, refs.along(refs.w_max)
-    use = (~clipped).astype(np.float32)[:, None, :]  # (N, 1, 3): channels that carry a value
+    use = (~clipped).astype(np.float32)[:, None, :]  # (3, 1, N): channels that carry a value
     xs = x[:, None, :]
-    cs = c[:, None, :] if refs.paired else c[None, :, :]  # (N, 1, 3) or (1, K, 3)
+    cs = refs.against_planes()  # (3, 1, N) or (3, K, 1)
     n = np.maximum(_sum3(use), 1.0)
     k_hi = refs.along(refs.k_hi)
-    used_c = use * cs  # (N, K, 3), shared by the sums below (the same products, made once)
+    used_c = use * cs  # (3, K, N), shared by the sums below (the same products, made once)
     sc = _sum3(used_c)
     sx = _sum3(use * xs)
     scc = _sum3(used_c * cs)
@@ -144,18 +182,18 @@ def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tup
     k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
     k = _clip(k, k_range[0], k_hi)
     w = _clip((sx - k * sc) / n, 0.0, w_max)
-    x_less_w = xs - w[..., None]
+    x_less_w = xs - w[None]
     k = _clip(_sum3(used_c * x_less_w) / np.maximum(scc, 1e-9), k_range[0], k_hi)
     # A clipped channel was at least as bright as seen: the gain must reach it (bright yellow clips
     # red and green and leaves only blue to fit, which alone would ask for no gain at all).
     needed = _max3(np.where(clipped[:, None, :], x_less_w / np.maximum(cs, 1e-6), 0.0))
     k = _clip(np.maximum(k, needed), k_range[0], k_hi)
-    predicted = k[..., None] * cs + w[..., None]
+    predicted = k[None] * cs + w[None]
     err = (predicted - xs) * use
     short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
     total = np.sqrt(_sum3(err * err + short * short) / 3.0)
     wash = w / np.maximum(w + k * refs.along(c.max(axis=1)), 1e-6) if with_wash else None
-    return total / (_sum3(x) / np.float32(3.0) + 0.03)[:, None], wash
+    return total / (_sum3(x) / np.float32(3.0) + 0.03)[None, :], wash
 
 
 def _clip(a: np.ndarray, lo, hi, out: np.ndarray | None = None) -> np.ndarray:
@@ -166,15 +204,15 @@ def _clip(a: np.ndarray, lo, hi, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def _sum3(a: np.ndarray) -> np.ndarray:
-    """a.sum(axis=-1) over a last axis of three channels: the very same additions in the same order
-    ((a0 + a1) + a2), without numpy's reduction machinery, which over so short an axis costs some
-    twenty times more than the sums (every pixel, every colour, on every frame)."""
-    return a[..., 0] + a[..., 1] + a[..., 2]
+    """a.sum(axis=0) over a first axis of three channel planes: the very same additions in the same
+    order ((a0 + a1) + a2) as a pixel's channels were summed in, without numpy's reduction
+    machinery, which over so short an axis costs some twenty times more than the sums."""
+    return a[0] + a[1] + a[2]
 
 
 def _max3(a: np.ndarray) -> np.ndarray:
-    """a.max(axis=-1) over a last axis of three channels (as _sum3)."""
-    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
+    """a.max(axis=0) over a first axis of three channel planes (as _sum3)."""
+    return np.maximum(np.maximum(a[0], a[1]), a[2])
 
 
 def chroma(bgr: np.ndarray) -> np.ndarray:

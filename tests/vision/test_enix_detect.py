@@ -600,7 +600,8 @@ def test_the_speed_shortcuts_are_numpys_own_answers():
         assert np.array_equal(_mean_rows(pts), pts.mean(axis=0))
         assert np.array_equal(_mean_rows(pts), pts.T.mean(axis=1))
         x = rng.random((n, 4, 3)).astype(np.float32)
-        assert np.array_equal(_sum3(x), x.sum(axis=-1)) and np.array_equal(_max3(x), x.max(axis=-1))
+        planes = np.moveaxis(x, -1, 0)  # (session 9: the colour fit sums channel planes, first axis)
+        assert np.array_equal(_sum3(planes), x.sum(axis=-1)) and np.array_equal(_max3(planes), x.max(axis=-1))
         assert np.array_equal(_across_mean(x), x.mean(axis=-1))
         assert np.array_equal(_across_all(x > 0.3), (x > 0.3).all(axis=-1))
     for k in (1, 2):

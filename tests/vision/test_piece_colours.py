@@ -24,3 +24,80 @@ def test_shaded_and_clipped_pixels_take_their_own_colour_and_the_wash_share_chan
     # Unclipped pixels alone give the same residuals as in a batch with clipped ones.
     plain = [0, 3, 4]
     assert np.array_equal(fit_residuals(pixels[plain], REFS), res[plain])
+
+
+def _reference_fit(pixel, colour, clipped, k_range, w_max, brightest):
+    """One pixel under one colour, written out plainly in float64 (the model of piece_colours'
+    docstring): least squares for x = k c + w over the channels the sensor did not clip, k and w
+    bounded, k refitted for the bounded w, a clipped channel needing k c + w to reach it; the
+    residual relative to the pixel's brightness, and the washed-out share w / (w + k max c)."""
+    from tablecam.vision.piece_colours import srgb_to_linear
+
+    x = srgb_to_linear(np.asarray(pixel, np.float32)).astype(np.float64)
+    c = srgb_to_linear(np.asarray(colour, np.float32)).astype(np.float64)
+    k_lo, k_hi = k_range[0], min(k_range[1], brightest / max(c.max(), 1e-6))
+    use = ~np.asarray(clipped, bool)
+    n = max(use.sum(), 1)
+    sc, sx, scc, scx = (c * use).sum(), (x * use).sum(), (c * c * use).sum(), (c * x * use).sum()
+    det = n * scc - sc * sc
+    k = (n * scx - sc * sx) / det if det > 1e-10 else sx / max(sc, 1e-6)
+    k = min(max(k, k_lo), k_hi)
+    w = min(max((sx - k * sc) / n, 0.0), w_max)
+    k = min(max((c * (x - w) * use).sum() / max(scc, 1e-9), k_lo), k_hi)
+    if not use.all():
+        k = min(max(k, ((x - w) / np.maximum(c, 1e-6))[~use].max(), k_lo), k_hi)
+    predicted = k * c + w
+    err = np.where(use, predicted - x, np.maximum(x - predicted, 0.0))
+    return np.sqrt((err ** 2).sum() / 3) / (x.sum() / 3 + 0.03), w / max(w + k * c.max(), 1e-6)
+
+
+def _random_case(seed, n, k):
+    """Pixels (some channels at the sensor's limit) and colours away from neutral: a neutral
+    colour's fit turns on float32 rounding (its slope is 0 within a few ulps), not on the layout."""
+    rng = np.random.default_rng(seed)
+    pixels = rng.integers(0, 256, (n, 3)).astype(np.float32)
+    pixels[rng.random((n, 3)) < 0.15] = 255.0
+    refs = rng.integers(20, 236, (k, 3)).astype(np.float32)
+    refs = refs[np.ptp(refs, axis=1) >= 40]
+    return pixels, refs, rng
+
+
+def test_every_pixel_and_colour_is_the_plain_least_squares_fit_in_any_batch():
+    """fit_residuals works on (colours, pixels) arrays and returns their transpose: the values must be
+    each pixel's own fit under each colour, whatever the mix of clipped and unclipped pixels, the
+    colours' own w_max, the gain range or the paired form (a wrong axis would mix pixels up)."""
+    for seed, kw in enumerate([{}, dict(k_range=(0.0, 1.0), brightest=np.inf), dict(k_range=(0.3, 1.5), w_max=0.0)]):
+        pixels, refs, rng = _random_case(seed, 300, 12)
+        w_max = kw.pop("w_max", rng.choice(np.float32([0.0, 0.3, 0.6]), len(refs)))
+        k_range, brightest = kw.get("k_range", (0.35, 3.0)), kw.get("brightest", 1.2)
+        res, wash = fit_residuals(pixels, refs, w_max=w_max, with_wash=True, **kw)
+        assert res.shape == wash.shape == (len(pixels), len(refs)) and res.dtype == wash.dtype == np.float32
+        assert np.array_equal(fit_residuals(pixels, refs, w_max=w_max, **kw), res)
+        clipped = pixels >= 250
+        assert clipped.any(axis=1).sum() > 50 and (~clipped.any(axis=1)).sum() > 50  # both kinds of pixel
+        w_each = np.broadcast_to(w_max, (len(refs),))
+        expected = np.array([[_reference_fit(p, r, cl, k_range, w, brightest) for r, w in zip(refs, w_each)]
+                             for p, cl in zip(pixels, clipped)])
+        assert np.allclose(res, expected[..., 0], rtol=1e-4, atol=2e-3)
+        assert np.allclose(wash, expected[..., 1], rtol=1e-4, atol=1e-4)
+        # Paired: each pixel under its own colour (here one drawn per pixel), w_max one per pixel.
+        own = refs[rng.integers(0, len(refs), len(pixels))]
+        w_own = rng.choice(np.float32([0.0, 0.6]), len(pixels))
+        given = rng.random((len(pixels), 3)) < 0.1  # a caller's own clipped channels
+        paired, paired_wash = fit_residuals(pixels, own, given, w_max=w_own, paired=True, with_wash=True, **kw)
+        assert paired.shape == (len(pixels), 1)
+        expected = np.array([_reference_fit(p, r, cl, k_range, w, brightest)
+                             for p, r, cl, w in zip(pixels, own, given, w_own)])
+        assert np.allclose(paired[:, 0], expected[:, 0], rtol=1e-4, atol=2e-3)
+        assert np.allclose(paired_wash[:, 0], expected[:, 1], rtol=1e-4, atol=1e-4)
+
+
+def test_a_lone_unclipped_pixel_among_clipped_ones_is_fitted_as_if_alone():
+    """The unclipped pixels of a batch are fitted as though on their own (as before the (K, N)
+    layout): one such pixel alone takes BLAS's matrix-vector path, whose last bit may differ from
+    its row in a matrix product - readings must not change with that."""
+    for seed in range(20):
+        pixels, refs, _ = _random_case(100 + seed, 6, 8)
+        pixels[1:, 0] = 255.0  # all but the first have a clipped channel
+        pixels[0] = np.minimum(pixels[0], 240.0)
+        assert np.array_equal(fit_residuals(pixels, refs)[:1], fit_residuals(pixels[:1], refs))

@@ -17,16 +17,20 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    no dark ring close in (a path point's), and a rim of the top's colour in shade (at 5.5-7.5 mm,
    or for a lit coloured top at 5-6 mm, inside the blur of the tile; so too for a black top with
    brighter surroundings all round, where a source's ring or a lit tile blurs into its rim and
-   nothing else was read near that peak). A dark body against bright
-   surroundings is a black or brown pawn. The patches are stacked (`_Stack`) so that every
-   patch's candidates are checked in one numpy pass;
+   nothing else was read near that peak; for a lit top the sensor clipped, a flank of its pawn
+   colour in shade). A dark body against bright surroundings is a black or brown pawn; against
+   the cap, brightness is the brightest channel and the directions facing the cap are let be
+   (`_beside_cap`). The patches are stacked (`_Stack`) so that every patch's candidates are
+   checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one);
+   a top no pawn colour explains but its tile's is that tile's print in shade, no pawn;
 4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
    stands on a source's white) - in two neighbouring directions just past it, or joined to it
    anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
    one whose rim is as bright as its top somewhere (the source's ring going on), a black one
-   inside a dark band through it (a hand's shadow), nor anything on the cap or its edge.
+   inside a dark band through it (a hand's shadow; dark in every channel: the blue tile is not),
+   nor anything on the cap or its edge (the cap beside a pawn is no finger nor its colour going on).
 
 The cap (34 mm, black) is the black class's disc of its size on a tile in the coarse map
 (enix_search.py), else a tile whose middle is its grey.
@@ -41,7 +45,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .piece_colours import W_MAX, fit_residuals, srgb_to_linear
+from .piece_colours import SATURATED, W_MAX, fit_residuals, srgb_to_linear
 from .table_patches import square_patches
 
 PAWN_MM = 16.0
@@ -201,13 +205,15 @@ class _Stack:
 
 def _stack(patches) -> _Stack:
     p = STACK_PAD
-
-    def padded(image: np.ndarray) -> np.ndarray:
-        return cv2.copyMakeBorder(np.ascontiguousarray(image), p, p, p, p, cv2.BORDER_REPLICATE)
-
     # The luminance of the patches only, then padded: the same values, half the pixels converted.
-    return _Stack(np.stack([padded(q) for q in patches]), np.stack([padded(_luminance(q)) for q in patches]),
-                  tuple(patches[0].shape[:2]))
+    # Each padded patch is written straight into the stack (no copy of them all stacked again).
+    n, (h, w) = len(patches), patches[0].shape[:2]
+    bgr = np.empty((n, h + 2 * p, w + 2 * p, 3), np.uint8)
+    lum = np.empty((n, h + 2 * p, w + 2 * p), np.float32)
+    for i, q in enumerate(patches):
+        cv2.copyMakeBorder(np.ascontiguousarray(q), p, p, p, p, cv2.BORDER_REPLICATE, dst=bgr[i])
+        cv2.copyMakeBorder(_luminance(q), p, p, p, p, cv2.BORDER_REPLICATE, dst=lum[i])
+    return _Stack(bgr, lum, (h, w))
 
 
 def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -233,11 +239,14 @@ def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs) + margin, np.concatenate(ys) + margin
 
 
-def _candidates(stack: _Stack, white: np.ndarray | None = None) -> list[list[tuple[float, int, int, bool]]]:
+def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndarray | None = None,
+                peaks: list | None = None) -> list[list[tuple[float, int, int, bool]]]:
     """Per patch: its checked domes (quality, x, y, dark only), in the order they were found.
-    `white`: the white pawn's sRGB BGR, if the palette has one."""
+    `white`: the white pawn's sRGB BGR, if the palette has one; `peaks`: each patch's `_peaks`,
+    if they were taken already."""
     ppm = READ_PX_PER_MM
-    peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
+    if peaks is None:
+        peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
     k = np.concatenate([np.full(len(xs), t, np.intp) for t, (xs, _) in enumerate(peaks)])
     x, y = np.concatenate([xs for xs, _ in peaks]), np.concatenate([ys for _, ys in peaks])
     checked: list[list[tuple[float, int, int, bool]]] = [[] for _ in peaks]
@@ -254,7 +263,7 @@ def _candidates(stack: _Stack, white: np.ndarray | None = None) -> list[list[tup
     steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
     ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
     inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
-    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm, white)
+    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm, white, palette)
     settled = {i for i, _ in found}
     # Print that passed the loose look above rarely has a rim dark all round: only such peaks
     # (and near-black ones) are worth the wider look - or all round but in one direction when the
@@ -266,14 +275,15 @@ def _candidates(stack: _Stack, white: np.ndarray | None = None) -> list[list[tup
     outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
     if len(rest) and outer.any():
         found += [(int(rest[i]), c) for i, c in _refined(stack, k[rest], x[rest], y[rest], ox[outer] * ppm,
-                                                           oy[outer] * ppm, white)]
+                                                           oy[outer] * ppm, white, palette)]
     for i, c in found:
         checked[k[i]].append(c)
     return checked
 
 
 def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.ndarray,
-             oy: np.ndarray, white: np.ndarray | None = None) -> list[tuple[int, tuple[float, int, int, bool]]]:
+             oy: np.ndarray, white: np.ndarray | None = None, palette: np.ndarray | None = None
+             ) -> list[tuple[int, tuple[float, int, int, bool]]]:
     """Per peak (patch k, x, y) that has one: (its index, (quality, x, y, dark only)) of its clearest
     dome among the offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a
     small pawn's centre the rim ring already takes in the tile around it, so the clearest alone may
@@ -286,7 +296,7 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
     ix, iy = np.rint(px).astype(int), np.rint(py).astype(int)
-    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed])
+    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed], palette)
     # A black pawn whose rim takes in a lit tile or a source's ring (`_black_flank`): asked only of
     # peaks with no offset read yet (the others' readings stay as they were, and it costs less).
     unread = np.repeat(~rim_ok.reshape(quality.shape).any(axis=1), quality.shape[1])
@@ -367,7 +377,12 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     """Per patch, its pawns: (patch pixel, colour name or None). `tiles`: each tile's sRGB BGR;
     `caps`: the cap's place in each patch (pixels), if there is a cap."""
     white = _white_index(refs)
-    checked = _candidates(stack, None if white is None else np.asarray(refs, np.float32)[white])
+    palette = np.asarray(refs, np.float32)
+    peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
+    checked = _candidates(stack, None if white is None else palette[white], palette, peaks)
+    if caps is not None:
+        for t, c in _beside_cap(stack, peaks, caps, checked):
+            checked[t].append(c)  # (dark only: its colour must be a dark one, as a dark body's)
     flat = [c for cs in checked for c in cs]
     if not flat:
         return [[] for _ in checked]
@@ -376,11 +391,18 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     x, y = np.array([c[1] for c in flat], np.intp), np.array([c[2] for c in flat], np.intp)
     ground = None if tiles is None else _ground_shares(stack.bgr, k, x, y, tiles)
     beyond = _beyond_rim_fits(stack.bgr, k, x, y)
+    if caps is not None:
+        # Just past the rim of a pawn against the cap lies the cap, as black as a black pawn.
+        beyond[_facing_cap(x, y, np.array([caps[t] for t in k], np.float32).reshape(-1, 2))] = np.inf
     goes_on = _goes_on(beyond)
-    strip = _dark_strip(stack.lum, k, x, y)
-    rim_over_top = _brightest_rim(stack.lum, k, x, y)
     tops = _top_colours(stack.bgr, k, x, y)
     best, res = _colour_fits(tops, refs)
+    # Only a white reading is asked whether its rim is as bright somewhere (it fits white best).
+    rim_over_top = np.zeros(len(k), np.float32)
+    if white is not None:
+        ask = np.flatnonzero(best == white)
+        if len(ask):
+            rim_over_top[ask] = _brightest_rim(stack.lum, k[ask], x[ask], y[ask])
     # Each top under its own tile's colour (whether it is that tile's print is asked below).
     tile_res = None if tiles is None else fit_residuals(tops, tiles[k], paired=True)[:, 0]
     # A body dark against its bright surroundings may be any dark colour's: black, or brown (on a
@@ -389,6 +411,11 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     # shadow is a dull brown too (fits 0.12 where those pawns fit 0.05 at most).
     lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
     black_refs, dark_refs = lin_refs < DARK_REF, lin_refs < DARK_BODY_REF
+    # Only a black reading is asked whether it lies in a dark band (a top read black fits black best).
+    strip = np.zeros(len(k), bool)
+    ask = np.flatnonzero(black_refs[best])
+    if len(ask):
+        strip[ask] = _dark_strip(stack.bgr, k[ask], x[ask], y[ask])
     ppm = READ_PX_PER_MM
     # Each dome's reading on its own (its colour, or None where a rule refuses it), then per patch
     # the clearest of overlapping domes among those kept (a refused one hides no neighbour).
@@ -411,6 +438,8 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
             bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
             print_like = own_lum is not None and bright >= PRINT_LUM * own_lum
             colour = _named(int(best[i]), res[i], names, tile_res[i] if print_like else None)
+            if colour is None and tile is not None and tile_res[i] < MAX_COLOUR_RESIDUAL:
+                continue  # no pawn's colour but its tile's: its print in shade (a source's inner disc)
             if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]
                               or (not black_refs[names.index(colour)] and res[i, best[i]] > DARK_BODY_FIT)):
                 continue
@@ -428,7 +457,8 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     ask = np.array([i for i, c in kept.items() if (white is None or c != names[white])
                     and beyond[i].min() < SPREAD_NEAR], np.intp)
     if len(ask):
-        for i in ask[_spreading(stack, k[ask], x[ask], y[ask], tops[ask])]:
+        cap_at = None if caps is None else np.array([caps[t] for t in k[ask]], np.float32)
+        for i in ask[_spreading(stack, k[ask], x[ask], y[ask], tops[ask], cap_at)]:
             del kept[i]
     result = []
     first = 0
@@ -447,15 +477,86 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     return result
 
 
+BESIDE_CAP_MM = (CAP_CLEAR_MM + 2.0, CAP_MM / 2 + PAWN_MM / 2 + 8.0)  # a pawn against the cap stands 25 mm from it
+CAP_FACING_DEG = 45.0  # directions this close to the cap's bearing
+BODY_LOOSE = 1.5  # a peak's body (a millimetre off its middle) this much brighter, the contrast this much less
+
+
+def _beside_cap(stack: _Stack, peaks, caps, checked) -> list[tuple[int, tuple[float, int, int, bool]]]:
+    """Dark pawns against the cap: (patch, (quality, x, y, True)) for peaks BESIDE_CAP_MM from the
+    cap with nothing checked near them, where a dark body (2.5-6 mm out) has surroundings
+    BLACK_SURROUND times brighter 9-10 mm out in every direction but those facing the cap (the
+    cap is as black: it darkens a third of the ring), brightness read as the brightest channel (a
+    black pawn on the blue or purple tile: dark blue is bright blue, little luminance). The peaks
+    here are all of the patch's (`_peaks`), not only those `_candidates` found near a dome: against
+    the cap a black pawn's rim is not dark all round (tuning seeds 5244, 5563 missed so)."""
+    ppm = READ_PX_PER_MM
+    k = np.concatenate([np.full(len(xs), t, np.intp) for t, (xs, _) in enumerate(peaks)])
+    x, y = np.concatenate([xs for xs, _ in peaks]), np.concatenate([ys for _, ys in peaks])
+    cap = np.asarray(caps, np.float32)[k].reshape(-1, 2)
+    d = np.hypot(x - cap[:, 0], y - cap[:, 1]) / ppm
+    at = np.flatnonzero((d >= BESIDE_CAP_MM[0]) & (d <= BESIDE_CAP_MM[1]))
+    seen = np.array([(t, c[1], c[2]) for t, cs in enumerate(checked) for c in cs], np.float64).reshape(-1, 3)
+    if len(at) and len(seen):
+        near = ((k[at, None] == seen[None, :, 0])
+                & (np.hypot(x[at, None] - seen[None, :, 1], y[at, None] - seen[None, :, 2]) <= APART_MM / 2 * ppm))
+        at = at[~near.any(axis=1)]
+    if len(at):
+        # Most peaks there are print or a tile, without a dark body in much brighter surroundings:
+        # only the others are looked at closely (loosely asked at the peak alone).
+        value = _value(_spokes(stack.bgr, k[at], x[at], y[at], _BODY_FAR_RADII, ppm))
+        body = value[:, :_N_BODY].reshape(len(at), -1).mean(axis=1)
+        far = _extreme_over_radii(value[:, _N_BODY:], np.maximum)
+        bright = (far >= BLACK_SURROUND / BODY_LOOSE * body[:, None]) | _facing_cap(x[at], y[at], cap[at])
+        at = at[(body < BODY_LOOSE * DARK_BODY) & bright.all(axis=1)]
+    if not len(at):
+        return []
+    steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
+    ox, oy = (np.rint(g.ravel() * ppm).astype(np.intp) for g in np.meshgrid(steps, steps))
+    px, py = (x[at][:, None] + ox[None]).ravel(), (y[at][:, None] + oy[None]).ravel()
+    pk, pcap = np.repeat(k[at], len(ox)), np.repeat(cap[at], len(ox), axis=0)
+    value = _value(_spokes(stack.bgr, pk, px, py, tuple(_RADII), ppm))  # (points, radii, directions)
+    n = len(value)
+    body = value[:, _R_BODY].reshape(n, -1).mean(axis=1)
+    top = value[:, _R_TOP].reshape(n, -1).mean(axis=1)
+    far = _extreme_over_radii(value[:, _R_FAR], np.maximum)
+    bright = (far >= BLACK_SURROUND * body[:, None]) | _facing_cap(px, py, pcap)
+    ok = (body < DARK_BODY) & (top <= DARK_TOP_OVER_BODY * body) & bright.all(axis=1)
+    # (Scored as a dark body is in `_dome_kind`, so that overlapping readings compare alike.)
+    quality = np.where(ok, bright.sum(axis=1) + np.minimum(far.mean(axis=1) / np.maximum(body, 1e-6), 10.0) / 2.5,
+                       -np.inf).reshape(len(at), -1)
+    # Each peak's reading is where its body is darkest (its middle: the brightness round it leans
+    # away from the cap).
+    body = np.where(np.isfinite(quality), body.reshape(quality.shape), np.inf)
+    out = []
+    for i in np.flatnonzero(np.isfinite(quality).any(axis=1)):
+        j = i * len(ox) + int(np.argmin(body[i]))
+        out.append((int(pk[j]), (float(quality.ravel()[j]), int(px[j]), int(py[j]), True)))
+    return out
+
+
+def _facing_cap(x: np.ndarray, y: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """(points, directions): the directions within CAP_FACING_DEG of the cap's bearing from each
+    point (patch px) no farther than BESIDE_CAP_MM from it (`caps`: its place, one row per point
+    or one for all)."""
+    dx, dy = caps[:, 0] - x, caps[:, 1] - y
+    bearing = np.arctan2(dy, dx)[:, None]
+    off = np.abs((_ANGLES[None, :] - bearing + np.pi) % (2 * np.pi) - np.pi)
+    near = np.hypot(dx, dy) <= BESIDE_CAP_MM[1] * READ_PX_PER_MM
+    return (off <= math.radians(CAP_FACING_DEG)) & near[:, None]
+
+
 SPREAD_MM = 13.0  # a pawn's colour (its top, and its flank in shade) ends at its rim, 8 mm out (blurred: 10)...
 SPREAD_FIT = 0.06  # ... each pixel its top's colour within this fit residual (any shade, no white)...
 SPREAD_STEP_PX = 2  # ... looked at on a 1 mm grid (a finger joins its tip some 15 mm wide)
 # ... where the colour just past the rim (`_beyond_rim_fits`) fits the top this well somewhere (tuning seeds 4200-4203
 # and 17 with fingers: every reading that spreads within 0.14 there, nine in ten of the rest 0.2-0.93)
 SPREAD_NEAR = 0.2
+CAP_SPREAD_MM = CAP_MM / 2 + 2.0  # the cap and its blurred edge: no finger
 
 
-def _spreading(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray) -> np.ndarray:
+def _spreading(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray,
+               caps: np.ndarray | None = None) -> np.ndarray:
     """Per point of the padded stack (its top's colour `tops`, sRGB BGR): whether the pixels of
     that colour round it, joined to it, reach the last millimetre before SPREAD_MM within its own
     patch. A pawn's colour ends at its rim (no two pawns share one, none has a tile's); a
@@ -472,6 +573,10 @@ def _spreading(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops:
     if not len(at):
         return out
     same = _same_as_top(stack, k[at], x[at], y[at], tops[at], offsets)
+    if caps is not None:
+        # The cap is as black as a black pawn against it, and joined to it: it is no finger.
+        cx, cy = caps[at, 0, None] - x[at, None], caps[at, 1, None] - y[at, None]
+        same &= np.hypot(offsets[None, :, 1] - cx, offsets[None, :, 0] - cy) > CAP_SPREAD_MM * READ_PX_PER_MM
     side = 2 * int(math.ceil(SPREAD_MM * READ_PX_PER_MM / SPREAD_STEP_PX)) + 1
     cells = (offsets // SPREAD_STEP_PX) + side // 2  # (grid points, 2: y, x) in a side x side square
     c = side // 2
@@ -562,15 +667,23 @@ STRIP_RADII = (10.0, 10.5, 11.0, 11.5, 12.0)  # past a pawn's rim (8 mm) and its
 STRIP_DARK = 1.5  # ... as dark as its top (this many times its brightness at most) in two opposite directions
 
 
-def _dark_strip(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per point of the padded luminance stack: whether its darkness goes on past a pawn's rim in
-    two opposite directions - a dark band through it, longer than a pawn is wide (the shadow a
-    hand casts along its edge, tuning seed 5011), where a black pawn is a dark disc with brighter
-    ground beyond it all round but where its neighbours or the cap stand (on one side)."""
-    top = _spokes(lum, k, x, y, tuple(_RADII[_R_TOP]), READ_PX_PER_MM).reshape(len(k), -1).mean(axis=1)
-    beyond = _mean_over_radii(_spokes(lum, k, x, y, STRIP_RADII, READ_PX_PER_MM))  # (points, directions)
+def _dark_strip(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack: whether its darkness goes on past a pawn's rim in two
+    opposite directions - a dark band through it, longer than a pawn is wide (the shadow a hand
+    casts along its edge, tuning seed 5011), where a black pawn is a dark disc with brighter ground
+    beyond it all round but where its neighbours or the cap stand (on one side). Brightness is the
+    brightest channel (linear): a hand's shadow is dark in all three, the blue tile is bright blue
+    with little luminance (5759: a black pawn against the cap on it was taken for a shadow)."""
+    top = _value(_spokes(bgr, k, x, y, tuple(_RADII[_R_TOP]), READ_PX_PER_MM)).reshape(len(k), -1).mean(axis=1)
+    beyond = _mean_over_radii(_value(_spokes(bgr, k, x, y, STRIP_RADII, READ_PX_PER_MM)))  # (points, directions)
     dark = beyond <= STRIP_DARK * np.maximum(top, 1e-3)[:, None]
     return (dark & np.roll(dark, len(_ANGLES) // 2, axis=1)).any(axis=1)
+
+
+def _value(bgr: np.ndarray) -> np.ndarray:
+    """The brightest channel of sRGB BGR uint8 pixels (..., 3), in linear light (float32)."""
+    lin = cv2.LUT(bgr.reshape(-1, 1, 3), _LINEAR_LUT).reshape(bgr.shape)
+    return np.maximum(np.maximum(lin[..., 0], lin[..., 1]), lin[..., 2])
 
 
 def _continues(patch: np.ndarray, x: int, y: int) -> bool:
@@ -839,6 +952,8 @@ def _radii_slice(lo: float, hi: float) -> slice:
 
 _R_TOP, _R_RIM, _R_MID = _radii_slice(0.0, 2.0), _radii_slice(*RIM_RADII_MM), _radii_slice(3.5, 4.5)
 _R_FAR, _R_BAND, _R_BODY = _radii_slice(9.0, _RADII[-1]), _radii_slice(3.0, 9.0), _radii_slice(2.5, 6.0)
+_BODY_FAR_RADII = tuple(_RADII[_R_BODY]) + tuple(_RADII[_R_FAR])  # what `_beside_cap` asks first
+_N_BODY = len(_RADII[_R_BODY])
 
 
 def _median(a: np.ndarray) -> np.ndarray:
@@ -854,12 +969,15 @@ _TOP_RING = tuple(np.linspace(0.0, 2.0, 3))  # where `_same_colour_rims` reads a
 _RIM_RING = tuple(np.linspace(*RIM_RADII_MM, 3))  # ... and its rim...
 _INNER_RIM_RING = (5.0, 5.5, 6.0)  # ... or its flank just inside, clear of the tile the blur mixes in...
 INNER_RIM_MIN_LUM = 0.2  # ... for a top at least this bright (linear luminance) and not white
+CLIPPED_FLANK_FIT = 0.12  # a clipped top's flank: its pawn colour in shade this closely (`_clipped_flank`)
 
 
-def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
+                      palette: np.ndarray | None = None) -> np.ndarray:
     """Per point (patch k of the padded stack, x, y): whether a pawn's rim there would be its top in
     shade, the same colour, darker. (The end of a ray by a tile's source looks domed too, but its
-    surround is the tile's own, stronger colour.)"""
+    surround is the tile's own, stronger colour.) `palette` (the pawn colours, sRGB BGR): a lit top
+    the sensor clipped is asked against them (`_clipped_flank`)."""
     if len(x) == 0:
         return np.zeros(0, bool)
 
@@ -878,7 +996,32 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
     rest = everywhere[~out]
     rest = rest[_lit_colour(top[rest])] if len(rest) else rest
     if len(rest):
-        out[rest] = _shaded_tops(ring(_INNER_RIM_RING, rest), top[rest])
+        flank = ring(_INNER_RIM_RING, rest)
+        out[rest] = _shaded_tops(flank, top[rest])
+        if palette is not None:
+            out[rest] |= _clipped_flank(top[rest], flank, palette, out[rest])
+    return out
+
+
+def _clipped_flank(top: np.ndarray, flank: np.ndarray, palette: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Per lit coloured top (sRGB BGR) not `ok` yet: whether it is clipped and its flank (5-6 mm out)
+    is the taught pawn colour the top is, in shade (`palette`: the pawn colours, sRGB BGR). A top
+    the sensor clipped has lost its hue where it clipped (a lit pink pawn reads (255, 186, 255), its
+    flank a deeper pink: tuning seeds 5388, 5393, 5503 missed so), so its flank is no longer that
+    top in shade. Closely (CLIPPED_FLANK_FIT): a path point's pale top on the red tile, clipped in
+    red, fits pink too, and its flank the pink in shade at 0.19-0.24, where those pawns' fit at
+    0.03-0.07."""
+    out = np.zeros(len(top), bool)
+    at = np.flatnonzero(~ok & (top.max(axis=1) >= SATURATED))
+    if not len(at):
+        return out
+    res = fit_residuals(top[at], palette)
+    best = np.argmin(res, axis=1)
+    fits = res[np.arange(len(at)), best] < MAX_COLOUR_RESIDUAL
+    at, best = at[fits], best[fits]
+    if len(at):
+        out[at] = fit_residuals(flank[at], palette[best], k_range=(0.0, 1.0), w_max=0.0,
+                                paired=True)[:, 0] < CLIPPED_FLANK_FIT
     return out
 
 
@@ -983,7 +1126,9 @@ def _cap_in_map(black_mask: np.ndarray, px_to_mm, ppm: float, tile_centres=()) -
     not it, tuning seed 4817, whose cap among pawns was then read as two pawns)."""
     k = max(3, int(round(3.0 * ppm)) | 1)
     mask = cv2.morphologyEx(black_mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # Grana's scan: the default's very stats and centroids, at a third of its cost in OpenCV 5 (see
+    # enix_search._framed_heads).
+    count, _, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     area = math.pi * (CAP_MM / 2) ** 2 * ppm * ppm
     best, best_err = None, 0.45
     for i in range(1, count):

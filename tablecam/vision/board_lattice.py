@@ -152,7 +152,12 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
     cost = float(_costs(float(scan[a]), origins[a, k:k + 1], p, w, pitch_mm, site)[0])
     if cost < best[0]:
         best = (cost, Lattice(float(scan[a]), (float(origins[a, k, 0]), float(origins[a, k, 1])), pitch_mm))
-    lattice = best[1]
+    return _settle(best[1], p, w, site, min_marks, allow_bend)
+
+
+def _settle(lattice: Lattice, p: np.ndarray, w: np.ndarray, site: float, min_marks: int,
+            allow_bend: bool) -> LatticeFit | None:
+    """A lattice refined on the marks near its sites, in canonical form, bent if allowed and useful."""
     previous = None
     for k in range(REFINE_ROUNDS):  # fit to the inliers, take the inliers of the better pose, repeat
         res, cells, signs = _sites(lattice, p, site)
@@ -200,6 +205,67 @@ def fit_lattice(points_mm, weights, pitch_mm: float, site: float, min_marks: int
         return None
     return LatticeFit(canonical, inl, cells, res, float(w[inl].sum()), bend,
                       _mirror_images(canonical, signs[inl], w[inl], site))
+
+
+FALLBACK_SHIFTS = (-1.0, 0.0, 1.0)  # of 2 * site, along each axis
+
+
+def other_fits(points_mm, weights, site: float, fit: LatticeFit, count: int,
+               allow_bend: bool = True) -> list[LatticeFit]:
+    """Up to `count` lattices at `fit`'s angle, shifted by 2 * site along either axis or both (and
+    refined), cheapest first, other than `fit`'s and its alternatives: for the caller to read when
+    `fit`'s cells show no tile. With a handful of marks a speck on the table or a hand can outweigh
+    faint rings: the cost then prefers the lattice that takes a row of discs for the other half of
+    a row of cells (seeds 5789, 6083: three black discs in a row, two or three tiles, a hand
+    beside them). Lattices at other angles are not tried: with so few marks the cost cannot tell
+    them apart, and a pale table read as paper on one of them made a tile of one disc (seed 5133)."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if len(p) < 2 or count <= 0:
+        return []
+    known = [fit.lattice, *fit.alternatives]
+    pool = []
+    for du in FALLBACK_SHIFTS:
+        for dv in FALLBACK_SHIFTS:
+            origin = fit.lattice.to_mm(np.array([[du * 2 * site, dv * 2 * site]]))[0]
+            shifted = Lattice(fit.lattice.angle_deg, (float(origin[0]), float(origin[1])), fit.lattice.pitch_mm)
+            if not any(_same_lattice(shifted, t) for t in known):
+                pool.append((_cost(shifted, p, w, site), shifted))
+    out: list[LatticeFit] = []
+    for _, lattice in sorted(pool, key=lambda c: c[0]):
+        if len(out) >= count:
+            break
+        settled = _settle(lattice, p, w, site, 2, allow_bend)
+        # Refined, a candidate may fall back onto a lattice already there.
+        if settled is not None and not any(_same_lattice(settled.lattice, t) for t in known):
+            known.append(settled.lattice)
+            out.append(settled)
+    return out
+
+
+def fit_at_angle(points_mm, weights, pitch_mm: float, site: float, angle_deg: float,
+                 allow_bend: bool = True) -> LatticeFit | None:
+    """The lattice at about `angle_deg` (within a degree) that puts the most weight of the marks on
+    its sites, refined as fit_lattice's: for an angle known otherwise (the tiles' outlines)."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if len(p) < 2:
+        return None
+    centre = np.average(p, axis=0, weights=w)
+    angles = angle_deg + np.arange(-1.0, 1.01, 0.25)
+    origins = _phase_candidates_at(p, p - centre, w, pitch_mm, angles, centre, site)
+    costs = _costs_at(angles, origins, p, w, pitch_mm, site)
+    a, k = np.unravel_index(int(np.argmin(costs)), costs.shape)
+    lattice = Lattice(float(angles[a]), (float(origins[a, k, 0]), float(origins[a, k, 1])), pitch_mm)
+    return _settle(lattice, p, w, site, 2, allow_bend)
+
+
+def _same_lattice(a: Lattice, b: Lattice, angle_deg: float = 1.0, units: float = 0.05) -> bool:
+    """The same cells: about the same angle (mod 90 degrees), origins a whole number of cells apart."""
+    if abs((a.angle_deg - b.angle_deg + 45.0) % 90.0 - 45.0) > angle_deg:
+        return False
+    d = a.to_units(np.array([b.origin_mm]))[0]
+    return bool(np.all(np.abs(d - np.round(d)) < units))
 
 
 def site_residuals(lattice: Lattice, bend: Bend, points_mm, site: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -39,7 +39,7 @@ import numpy as np
 from tablecam.calibration.geometry import TableGeometry
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
-from .board_lattice import TIGHT_UNITS, Lattice, fit_lattice, site_residuals
+from .board_lattice import TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, other_fits, site_residuals
 from .colour_blobs import blobs_in_regions
 from .face_down import find_face_down
 from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, faces_matching,
@@ -173,7 +173,30 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
     # Discs in a single row fit two lattices; the cells' faces say which one is the board.
     readings_by_lattice = [_read_lattice(frame, fix, search, lat, fit, spots_mm, strength, state, settings, model,
                                          light) for lat in (fit.lattice,) + fit.alternatives]
-    lattice, cells, parts, stone_cells, verdicts, support, remembered = max(readings_by_lattice, key=_board_score)
+    best = max(readings_by_lattice, key=_board_score)
+    if _board_score(best)[0] == 0:
+        # No tile read on that lattice: with a few marks a speck can outweigh faint rings (see
+        # other_fits). The lattices shifted by a disc's place are read in turn; one that reads more
+        # tiles, one of them showing two discs on its sites, wins (a tile of one disc is a pale
+        # table's cell as often: seed 5133, a tile invented).
+        for other in other_fits(spots_mm, strength, SITE, fit, FALLBACK_LATTICES, allow_bend=settings.profile is None):
+            reading = _read_lattice(frame, fix, search, other.lattice, other, spots_mm, strength, state, settings,
+                                    model, light)
+            if _more_tiles(reading, best) and _tile_with_discs(reading[4], other, strength):
+                best = reading
+    if _board_score(best)[0] <= FEW_TILES:
+        # A few tiles, a hand over the rest: the marks may agree on a lattice turned away from the
+        # board (seeds 5650, 6293, 6408: 20-34 degrees off, one to three tiles lost). The tiles'
+        # straight outlines give the angle; the lattice there is read, and wins as the fallbacks do.
+        angle = _outline_angle(search, spots_mm, strength)
+        if angle is not None and abs((angle - best[0].angle_deg + 45.0) % 90.0 - 45.0) > OUTLINE_DISAGREES_DEG:
+            other = fit_at_angle(spots_mm, strength, tile, SITE, angle, allow_bend=settings.profile is None)
+            if other is not None:
+                reading = _read_lattice(frame, fix, search, other.lattice, other, spots_mm, strength, state,
+                                        settings, model, light)
+                if _more_tiles(reading, best) and _tile_with_discs(reading[4], other, strength):
+                    best = reading
+    lattice, cells, parts, stone_cells, verdicts, support, remembered = best
     if parts:
         # The photo's sharpness is one: a cell that only fits with much more blur than the tiles
         # read clearly is fitting a smudge (a shadow, the table beside the board), not ink.
@@ -210,7 +233,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
 
     if everything is not None:
         verdicts = _big_catalysts(verdicts, cells, everything, model)
-    tiles = _board(verdicts, frozenset(s[0] for s in stone_cells if s[2] is not None))
+    tiles = _board(verdicts, frozenset(s[0] for s in stone_cells if s[2] is not None),
+                   frozenset(s[0] for s in stone_cells if s[2] is not None and support.get(s[0], 0.0) >= WEAK_SUPPORT))
     if everything is None or not any(v.kind == "tile" for v in tiles.values()):
         warnings.append(NO_BOARD)
         obs["stones"] = []
@@ -248,6 +272,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
 
 
 MAX_GROWTH_ROUNDS = 12
+FALLBACK_LATTICES = 2  # other lattices read when the marks' own shows no tile (board_lattice.other_fits)
 # Cells fitting this much worse than a tile are still aligned, then judged. A big micropul's disc two
 # pixels off its place fits up to 3 times worse than the limit in one quadrant (seed 5653: a big tile
 # placed by a lattice of two discs beside two stones, 2.8-3.0; not aligned at 2.5, it was missed);
@@ -421,6 +446,55 @@ def _reads_the_same(read: "_Cells", lattice: Lattice, stones: list) -> np.ndarra
         narrow = _stone_weights(lattice, read.centres[same], stones, read.weights.shape[1], STONE_SHADE_MM)
         same[np.nonzero(same)[0]] = (narrow == read.weights[same]).reshape(int(same.sum()), -1).all(axis=1)
     return same
+
+
+FEW_TILES = 3  # a board read with this many faces or fewer is checked against the tiles' outlines
+OUTLINE_DISAGREES_DEG = 8.0  # the lattices that lost tiles were 15-45 degrees off; closer is the lines' own scatter
+OUTLINE_REACH_MM = 37.0  # around the disc spots: the tiles they lie on and their outlines
+OUTLINE_MIN_LINE_MM = 18.0  # a straight edge this long (a tile's side is 30 mm; rings are curved)
+OUTLINE_LINES = 20  # the strongest lines vote
+
+
+def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray) -> float | None:
+    """The angle (degrees, mod 90) most of the straight edges near the disc spots share: tiles'
+    sides and the gaps between tiles, whatever the marks say; None without such edges."""
+    marks = spots_mm[strength >= MIN_SPOT]
+    if len(marks) == 0:
+        return None
+    px = search.mm_to_px(marks)
+    pad = OUTLINE_REACH_MM * search.ppm
+    h, w = search.grey.shape
+    x0, y0 = np.maximum(np.floor(px.min(axis=0) - pad).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(px.max(axis=0) + pad).astype(int), (w, h))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    edges = cv2.Canny(search.grey[y0:y1, x0:x1], 30, 80)
+    lines = cv2.HoughLines(edges, 1, np.pi / 360, int(round(OUTLINE_MIN_LINE_MM * search.ppm)))
+    if lines is None:
+        return None
+    # A line's normal angle, mod 90: a square lattice's sides share one. The strongest lines first.
+    angles = (np.degrees(lines[:OUTLINE_LINES, 0, 1]) + 45.0) % 90.0 - 45.0
+    votes = np.zeros(90)
+    np.add.at(votes, np.round(angles + 45.0).astype(int) % 90, 1.0 / (1.0 + 0.1 * np.arange(len(angles))))
+    peak = int(np.argmax(votes + np.roll(votes, 1) + np.roll(votes, -1))) - 45
+    off = (angles - peak + 45.0) % 90.0 - 45.0
+    near = np.abs(off) <= 1.5
+    return float(peak + off[near].mean()) if near.any() else float(peak)
+
+
+def _tile_with_discs(verdicts: dict, fit, strength: np.ndarray, least: int = 2) -> bool:
+    """A cell read as a tile with a face carries `least` disc spots on the fit's sites."""
+    marked = fit.cells[fit.inliers & (strength >= MIN_SPOT)]
+    counts: dict = {}
+    for c in marked.tolist():
+        counts[tuple(c)] = counts.get(tuple(c), 0) + 1
+    return any(v.kind == "tile" and v.face is not None and counts.get(c, 0) >= least for c, v in verdicts.items())
+
+
+def _more_tiles(reading, than) -> bool:
+    """`reading` reads more tiles with a face than `than` (a lattice that only reads the same tiles a
+    little more clearly is the same board, a hair's breadth away: it changes nothing worth a switch)."""
+    return _board_score(reading)[0] > _board_score(than)[0]
 
 
 def _board_score(reading) -> tuple[int, float]:
@@ -1206,11 +1280,13 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
     return best
 
 
-def _board(verdicts: dict, stone_cells: frozenset = frozenset()) -> dict:
+def _board(verdicts: dict, stone_cells: frozenset = frozenset(), anchored: frozenset = frozenset()) -> dict:
     """The cells that are the board: tiles and partly hidden tiles, in groups that hold a tile, and
     groups of partly hidden tiles carrying a stone that touch those at a corner: a hand over the
     tile between leaves a tile beyond it in part, cut off from the board, and its stone was dropped
-    (seeds 4114, 5446). Without a stone such a group would only add an unknown tile."""
+    (seeds 4114, 5446). Without a stone such a group would only add an unknown tile. A group whose
+    stone lies on a cell with discs on its sites (`anchored`) may lie one cell further, a hand over
+    the tile between (seeds 6025, 6385: a column of two tiles beyond a hand, the stone on one)."""
     tiles = {c: v for c, v in verdicts.items() if v.kind in ("tile", "covered")}
     groups = _groups(set(tiles))
     keep = set()
@@ -1218,8 +1294,9 @@ def _board(verdicts: dict, stone_cells: frozenset = frozenset()) -> dict:
         if any(tiles[c].kind == "tile" for c in g):
             keep |= g
     corners = {(i + di, j + dj) for i, j in keep for di in (-1, 1) for dj in (-1, 1)}
+    reach = {(i + di, j + dj) for i, j in keep for di in range(-2, 3) for dj in range(-2, 3)}
     for g in groups:
-        if not g & keep and g & stone_cells and g & corners:
+        if not g & keep and ((g & stone_cells and g & corners) or (g & anchored and g & reach)):
             keep |= g
     return {c: tiles[c] for c in keep}
 

@@ -3,6 +3,7 @@ and the judging used by the tests and the bench."""
 
 from __future__ import annotations
 
+import math
 
 import cv2
 import numpy as np
@@ -535,6 +536,10 @@ def test_a_covered_tile_with_a_stone_beyond_a_hand_keeps_its_stone_on_the_board(
     assert set(_board(v, frozenset({(3, 3)}))) == {(0, 0)}  # far from the board: not its tile
     # A corner of a corner: the covered tile carrying no stone is not added, and adds nothing.
     assert set(_board(v, frozenset({(0, 2)}))) == {(0, 0)}
+    # Seeds 6025, 6385: a hand over the tile between, the stone's tile shows discs on its sites: one
+    # cell further is still the board's; two cells further is not.
+    assert set(_board(v, frozenset({(0, 2)}), frozenset({(0, 2)}))) == {(0, 0), (0, 2)}
+    assert set(_board(v, frozenset({(3, 3)}), frozenset({(3, 3)}))) == {(0, 0)}
 
 
 def test_half_a_tile_under_a_finger_in_shade_is_something_over_a_tile():
@@ -736,3 +741,61 @@ def test_a_pale_grey_table_under_a_dark_finger_is_no_covered_tile_without_a_ston
     assert not _partly_paper(0, whites, tint, 162.0, _least_bare_paper(0.13, stone=False))
     assert _partly_paper(0, whites, tint, 162.0, _least_bare_paper(0.13, stone=True))
     assert _partly_paper(0, whites, tint, 162.0, _least_bare_paper(WEAK_SUPPORT, stone=False))  # discs: as before
+
+
+# Seed 6083's disc spots (table mm, weight): two tiles at -19.01 degrees, centres (367.3, 362.3) and
+# (395.7, 352.5), a hand beside them. Their three black discs lie in a row, and a spot off the tiles
+# (344.7, 363.7) outweighs their four faint rings: the cheapest lattice is the one shifted by
+# 2 * site across the row, whose cells show no tile ("no micropul board found").
+SEED_6083_SPOTS = np.array([
+    [390.4, 363.0, 0.667], [378.1, 367.3, 0.64], [362.1, 372.8, 0.488], [344.7, 363.7, 0.257],
+    [367.0, 382.6, 0.158], [404.5, 356.6, 0.136], [382.6, 347.5, 0.129], [373.8, 352.0, 0.119],
+    [400.4, 342.9, 0.105], [347.8, 423.9, 0.009], [138.8, 73.1, 0.007], [357.8, 388.7, 0.006]])
+SEED_6083_TILES = np.array([(367.3, 362.3), (395.7, 352.5)])
+
+
+def _on_cell_centres(lattice, centres) -> bool:
+    units = lattice.to_units(centres)
+    return bool(np.abs(units - np.round(units)).max() * 30 < 1.5)
+
+
+def test_the_lattices_tried_when_the_cheapest_shows_no_tile_include_the_board():
+    from tablecam.vision.board_lattice import FALLBACK_SHIFTS, other_fits
+    from tablecam.vision.micropul import FALLBACK_LATTICES
+
+    p, w = SEED_6083_SPOTS[:, :2], SEED_6083_SPOTS[:, 2]
+    fit = fit_lattice(p, w, 30.0, SITE, min_marks=2, allow_bend=False)
+    assert fit is not None and not _on_cell_centres(fit.lattice, SEED_6083_TILES)  # the case itself
+    others = other_fits(p, w, SITE, fit, FALLBACK_LATTICES, allow_bend=False)
+    assert 0 < len(others) <= FALLBACK_LATTICES and 0.0 in FALLBACK_SHIFTS
+    assert any(_on_cell_centres(o.lattice, SEED_6083_TILES) for o in others)
+    # None of them is the fit's own lattice (read already), nor two the same.
+    from tablecam.vision.board_lattice import _same_lattice
+
+    lattices = [fit.lattice, *fit.alternatives, *(o.lattice for o in others)]
+    assert not any(_same_lattice(a, b) for i, a in enumerate(lattices) for b in lattices[i + 1:])
+
+
+def test_the_tiles_outlines_give_the_boards_angle_whatever_the_discs_say():
+    # Seed 6408: two tiles, no hand, whose disc spots fitted a lattice 20 degrees off; the tiles'
+    # straight sides and the gap between them show the board's angle.
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
+
+    ppm, angle = 1.2, 17.8
+    img = np.full((300, 300), 90, np.uint8)  # a darker table
+    rot = np.array([[math.cos(math.radians(angle)), -math.sin(math.radians(angle))],
+                    [math.sin(math.radians(angle)), math.cos(math.radians(angle))]])
+    spots = []
+    for centre in ((120.0, 110.0) + rot @ (0.0, 0.0), (120.0, 110.0) + rot @ (0.0, 30.0)):
+        corners = centre + (np.array([[-14.6, -14.6], [14.6, -14.6], [14.6, 14.6], [-14.6, 14.6]]) @ rot.T)
+        cv2.fillConvexPoly(img, np.round(corners * ppm).astype(np.int32), 235)
+        for sign in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
+            site = centre + rot @ (np.array(sign) * 0.283 * 30.0)
+            cv2.circle(img, tuple(int(v) for v in np.round(site * ppm)), int(round(4.35 * ppm)), 40, 2)
+            spots.append(site)
+    search = SimpleNamespace(grey=cv2.GaussianBlur(img, (0, 0), 0.8), ppm=ppm, mm_to_px=lambda mm: np.asarray(mm) * ppm)
+    got = _outline_angle(search, np.array(spots), np.full(len(spots), 2 * MIN_SPOT))
+    assert got is not None and abs((got - angle + 45.0) % 90.0 - 45.0) < 1.0
+    assert _outline_angle(search, np.array(spots), np.zeros(len(spots))) is None  # no disc spot: no board

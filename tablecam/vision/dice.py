@@ -14,7 +14,8 @@
    layouts, the face must be even and the die must stand out from the table. A lone pip is a 1
    only when the face all around it is clean;
 4. one reading per die: the one that accounts for the most pips wins; a value is withdrawn when a
-   pip seen at another scale lies on the face off the layout's places;
+   pip seen at another scale lies on the face off the layout's places (on a photo, a spot at
+   least half the size of the die's own pips: glare specks are smaller);
 5. faces found whole: where no die was read, a region shaped like a die's face (MSER) is read
    at the scale its size gives, as a die of known size (`face_regions`, `_read_face`).
 
@@ -49,6 +50,7 @@ SMALL_SIDE_PX = 14.0
 SMALL_MIN_PIPS = 3
 SMALL_MIN_CONFIDENCE = 0.55  # the faint patterns noise makes (synthetic noisy grounds) reached 0.51
 _PHANTOM_RATIO = 3.0
+_STRAY_ALIKE = 0.5  # a stray pip on a photo's die: at least half the radius of the die's own pips
 # A value read on a photo of unknown scale needs its least clear place this far from the pip/face
 # cut (pip_lattice.SURE allows 0.24): on the development photos no reading under 0.3 was right
 # (a slanted glossy die's glare read as a 2 was at 0.25).
@@ -323,7 +325,7 @@ def _read_stretched(grey: np.ndarray, stretch: float, scales: list[float], polar
                 dice.append(_to_full(die, scale, 1.0))
     # below this a photo holds too few pixels per pip to tell a die from a speckled carpet
     kept = _suppress([d for d in dice if _big_enough(d)])
-    kept = [_unless_stray_pips(d, all_pips) for d in kept]
+    kept = [_unless_stray_pips(d, all_pips, _STRAY_ALIKE) for d in kept]
     fx, fy = w / work.shape[1], h / work.shape[0]
     if fx == 1 and fy == 1:
         return kept
@@ -342,9 +344,12 @@ def _to_image(die: Die, fx: float, fy: float) -> Die:
                    centre_px=(die.centre_px[0] * fx, die.centre_px[1] * fy))
 
 
-def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -> Die:
+def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]], alike_share: float = 0.0) -> Die:
     """The die with its value withdrawn when a pip seen at any scale lies on its face off the
-    places its value puts pips on (a face read at one scale as a 1 may show four pips at another)."""
+    places its value puts pips on (a face read at one scale as a 1 may show four pips at another).
+    `alike_share`: a spot off the places counts only when its radius is at least this share of the
+    die's own pips' (those found on its places, median): the pips of one die are alike, while
+    glare on a glossy face, or on the dark disc of a ringed die, makes specks a third their size."""
     if die.value is None or not pips:
         return die
     arr = np.array([p for p in pips if p[3] == die.dark_pips])
@@ -363,7 +368,11 @@ def _unless_stray_pips(die: Die, pips: list[tuple[float, float, float, bool]]) -
     # a layout's places, turned by any quarter turn (the die's angle is known modulo 90 degrees)
     turned = np.vstack([places, places[:, ::-1] * np.array([-1, 1])])
     d = np.min(np.hypot(a[on_face, None] - turned[None, :, 0], b[on_face, None] - turned[None, :, 1]), axis=1)
-    return die if np.all(d <= 0.5) else replace(die, value=None, confidence=0.0)
+    stray = d > 0.5
+    if alike_share > 0 and stray.any() and not stray.all():
+        radii = arr[on_face, 2]
+        stray &= radii >= alike_share * float(np.median(radii[~stray]))
+    return die if not stray.any() else replace(die, value=None, confidence=0.0)
 
 
 _HELD_SPOT = 0.4  # a spot inside a 1's "pip", at most this share of its radius: a die's pip, or glare

@@ -1,11 +1,11 @@
 """read_dice on 30 real photos of dice (tests/data/dice, provenance in its README).
 
-The issue asks for 95 % of the standard dice read right; the reader is not there (69 % on these
-30 photos, 71 % on all 150 with 1.8 % wrong since session 5: see bench/dice_real.py). These thresholds hold what it does today, so
+The issue asks for 95 % of the standard dice read right; the reader is not there (70 % on these
+30 photos, 71.5 % on all 150 with 1.8 % wrong since session 9: see bench/dice_real.py). These thresholds hold what it does today, so
 that a change that reads fewer dice, or reads more of them WRONG, fails here. Sessions 2 to 5
 developed the reader on the other 120 photos; these 30 were only scored (session 2's last change,
 how far out a stray pip counts, was also looked at on them; session 5's last checks turned one
-of their right reads to null).
+of their right reads to null; session 9's glare specks, scored once at the end, gave one more).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tablecam.vision.dice import read_dice
 from tablecam.vision.dice_eval import Tally, confusion_table, read_labels, read_nonstandard, score_photo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
-MIN_RIGHT = 0.68  # share of the standard dice (side >= 24 px) read right (69.2 % today: 81 of 117)
+MIN_RIGHT = 0.69  # share of the standard dice (side >= 24 px) read right (70.1 % today: 82 of 117)
 MAX_WRONG = 0.03  # share read as another number (0.9 % today: 1 of 117)
 
 

@@ -158,3 +158,20 @@ def test_a_place_between_pip_and_face_leaves_the_photo_die_unread(spot):
     cv2.circle(img, (100, 100), int(round(80 * 0.09)), (spot,) * 3, -1, lineType=cv2.LINE_AA)
     img = cv2.GaussianBlur(img, (0, 0), 1.0)
     assert [d.value for d in read_dice(img)] == [None]
+
+
+def test_a_speck_much_smaller_than_the_pips_does_not_take_a_photo_die_value():
+    # glare on a glossy face (or on a ringed die's dark disc) makes bright specks a third of
+    # the pips' size off the layout's places; a spot as big as the die's pips there is a pip
+    # the lattice missed (a 6 read as 4), and takes the value away
+    from tablecam.vision.dice import _STRAY_ALIKE, Die, _unless_stray_pips
+
+    four = Die(4, (0, 0, 111, 111), (100.0, 100.0), 0.9, side_px=111.0, pips=4, dark_pips=False)
+    step = 111.0 / (1 / 0.27)
+    own = [(100.0 + i * step, 100.0 + j * step, 14.0, False) for i in (-1, 1) for j in (-1, 1)]
+    speck = (100.0 - 1.3 * step, 100.0 + 0.15 * step, 5.0, False)
+    assert _unless_stray_pips(four, own + [speck], _STRAY_ALIKE).value == 4
+    missed_pip = (100.0 - step, 100.0, 13.0, False)  # a 6's edge-middle pip
+    assert _unless_stray_pips(four, own + [missed_pip], _STRAY_ALIKE).value is None
+    # the known-scale path (witnesses, no share given) counts every spot as before
+    assert _unless_stray_pips(four, own + [speck]).value is None

@@ -70,7 +70,7 @@ SHORT_OF_ROUND = 1  # directions a lit coloured top's rim may be short of round 
 BLACK_TOP = 0.07  # linear luminance: a black pawn's top
 BLACK_SURROUND = 2.5  # ... with surroundings 9-10 mm out at least this much brighter...
 BLACK_BRIGHT_DIRECTIONS = 9  # ... in this many of 12 directions (other pawns may stand beside it)
-DARK_BODY = 0.35  # linear luminance: a dark pawn's body (2.5-6 mm out) under the brightest lamp...
+DARK_BODY = 0.35  # linear luminance (`_beside_cap`: the brightest channel): a dark pawn's body (2.5-6 mm out) under the brightest lamp...
 DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter...
 DARK_BODY_REF = 0.25  # ... and its colour no brighter than this (linear: brown 0.19; the others 0.7 and up)...
 DARK_BODY_FIT = 0.08  # ... its top fitting it this well when it is not black
@@ -208,6 +208,10 @@ def _stack(patches) -> _Stack:
     # The luminance of the patches only, then padded: the same values, half the pixels converted.
     # Each padded patch is written straight into the stack (no copy of them all stacked again).
     n, (h, w) = len(patches), patches[0].shape[:2]
+    # copyMakeBorder writes into `dst` only when the patch is uint8 of the first one's size (else it
+    # quietly makes a new array and leaves the stack's slot unset): say so rather than read garbage.
+    if any(q.dtype != np.uint8 or q.shape[:2] != (h, w) for q in patches):
+        raise ValueError("pawn patches must be uint8 BGR of one size")
     bgr = np.empty((n, h + 2 * p, w + 2 * p, 3), np.uint8)
     lum = np.empty((n, h + 2 * p, w + 2 * p), np.float32)
     for i, q in enumerate(patches):
@@ -490,6 +494,8 @@ def _beside_cap(stack: _Stack, peaks, caps, checked) -> list[tuple[int, tuple[fl
     black pawn on the blue or purple tile: dark blue is bright blue, little luminance). The peaks
     here are all of the patch's (`_peaks`), not only those `_candidates` found near a dome: against
     the cap a black pawn's rim is not dark all round (tuning seeds 5244, 5563 missed so)."""
+    if not peaks:
+        return []
     ppm = READ_PX_PER_MM
     k = np.concatenate([np.full(len(xs), t, np.intp) for t, (xs, _) in enumerate(peaks)])
     x, y = np.concatenate([xs for xs, _ in peaks]), np.concatenate([ys for _, ys in peaks])
@@ -682,6 +688,8 @@ def _dark_strip(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) ->
 
 def _value(bgr: np.ndarray) -> np.ndarray:
     """The brightest channel of sRGB BGR uint8 pixels (..., 3), in linear light (float32)."""
+    if bgr.size == 0:  # (cv2.LUT gives None for no pixels)
+        return np.zeros(bgr.shape[:-1], np.float32)
     lin = cv2.LUT(bgr.reshape(-1, 1, 3), _LINEAR_LUT).reshape(bgr.shape)
     return np.maximum(np.maximum(lin[..., 0], lin[..., 1]), lin[..., 2])
 

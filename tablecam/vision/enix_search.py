@@ -274,7 +274,7 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
         head &= keep
     # Grana's (BBDT) scan: the very labels, stats and centroids of the default (Spaghetti), which in
     # OpenCV 5 costs three times as much once stats are asked for (0.97 -> 0.31 ms a frame).
-    count, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(head, 8, cv2.CV_32S,
+    count, _, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(head, 8, cv2.CV_32S,
                                                                                    cv2.CCL_GRANA)
     disc = math.pi * (HEAD_MM / 2 * ppm) ** 2
     size = HEAD_MM * ppm

@@ -233,8 +233,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
 
     if everything is not None:
         verdicts = _big_catalysts(verdicts, cells, everything, model)
-    tiles = _board(verdicts, frozenset(s[0] for s in stone_cells if s[2] is not None),
-                   frozenset(s[0] for s in stone_cells if s[2] is not None and support.get(s[0], 0.0) >= WEAK_SUPPORT))
+    stoned = frozenset(s[0] for s in stone_cells if s[2] is not None)
+    tiles = _board(verdicts, stoned, frozenset(c for c in stoned if support.get(c, 0.0) >= WEAK_SUPPORT))
     if everything is None or not any(v.kind == "tile" for v in tiles.values()):
         warnings.append(NO_BOARD)
         obs["stones"] = []

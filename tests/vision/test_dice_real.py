@@ -1,7 +1,7 @@
 """read_dice on 30 real photos of dice (tests/data/dice, provenance in its README).
 
 The issue asks for 95 % of the standard dice read right; the reader is not there (70 % on these
-30 photos, 71.5 % on all 150 with 1.8 % wrong since session 9: see bench/dice_real.py). These thresholds hold what it does today, so
+30 photos, 71.5 % on all 150 since session 9, with 1.8 % wrong since session 5: see bench/dice_real.py). These thresholds hold what it does today, so
 that a change that reads fewer dice, or reads more of them WRONG, fails here. Sessions 2 to 5
 developed the reader on the other 120 photos; these 30 were only scored (session 2's last change,
 how far out a stray pip counts, was also looked at on them; session 5's last checks turned one

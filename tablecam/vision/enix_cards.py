@@ -378,6 +378,13 @@ def _matches(ink: np.ndarray) -> np.ndarray:
     # the rows where a match is sought: a quarter of them, the very same values.)
     columns = np.fft.ifft(np.fft.rfft2(ink, s=shape)[None, None] * spectra, shape[0], axis=-2)
     corr = np.fft.irfft(columns[..., :ih - th + 1, :], shape[1], axis=-1)[..., :iw - tw + 1]
+    return _normalised(corr, ink, (th, tw), norms)
+
+
+def _normalised(corr: np.ndarray, ink: np.ndarray, size: tuple[int, int], norms: np.ndarray) -> np.ndarray:
+    """The correlations `corr` (blur, value, y, x) of (th, tw) = `size` windows of `ink` with the
+    zero-mean drawings of norms `norms`, divided by each window's spread (TM_CCOEFF_NORMED)."""
+    th, tw = size
     sums, squares = cv2.integral2(ink.astype(np.float64))[:2]
     n = th * tw
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from tablecam.vision.enix import RAY_REACH_MM
 from tablecam.vision.enix_cards import (BLURS_MM, _card_frame, _drawn_spectra, _least_channel, _matches, _median,
-                                        _median_rows, _to_table, templates)
+                                        _median_rows, _normalised, _to_table, templates)
 from tablecam.vision.enix_search import CardBlob
 from tablecam.vision.enix_hexes import _RING_OFFSETS, _cell_centre, _cells_near, _hex_round, _to_cell
 from tablecam.vision.enix_rays import ACROSS_MM, ALONG_MM, BESIDE_MM, sample_points, sample_points_many, side_directions
@@ -108,16 +108,7 @@ def _matches_session8(ink):
     ih, iw = ink.shape
     shape, spectra, norms = _drawn_spectra(ih, iw)
     corr = np.fft.irfft2(np.fft.rfft2(ink, s=shape)[None, None] * spectra, s=shape)[..., :ih - th + 1, :iw - tw + 1]
-    sums, squares = cv2.integral2(ink.astype(np.float64))[:2]
-    n = th * tw
-
-    def windows(a):
-        return a[th:, tw:] - a[:-th, tw:] - a[th:, :-tw] + a[:-th, :-tw]
-
-    total = windows(sums)
-    spread = np.sqrt(np.maximum(windows(squares) - total * total / n, 0.0))
-    scale = spread * norms[..., None, None]
-    return np.divide(corr, scale, out=np.zeros_like(corr), where=scale > 1e-9)
+    return _normalised(corr, ink, (th, tw), norms)  # (unchanged: only the inverse transform is)
 
 
 def test_a_values_matches_are_those_of_the_whole_inverse_transform():

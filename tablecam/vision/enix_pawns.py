@@ -430,7 +430,7 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
         index = range(first, first + len(cs))
         first += len(cs)
         tile = None if tiles is None else tiles[t]
-        for i in sorted(index, key=lambda i: flat[i][0], reverse=True):
+        for i in index:  # (each on its own: the clearest of overlapping ones is chosen below)
             _, px, py, dark_only = flat[i]
             if caps is not None and math.hypot(px - caps[t][0], py - caps[t][1]) <= CAP_CLEAR_MM * ppm:
                 continue  # the cap's top or edge (nor does it hide a pawn beside it)
@@ -627,16 +627,6 @@ def _spread_grid() -> tuple[np.ndarray, np.ndarray]:
     return offsets, far
 
 
-def _continuing(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per point of the padded stack: whether the top's colour goes on beyond a pawn's rim
-    (CONTINUE_RADII) in two neighbouring directions: a finger does, a pawn does not (no two pawns
-    share a colour and none has a tile's; the caller lets a white pawn be, which stands on a
-    source's white). A lit finger's pale top is as near the print's white as a pawn's: it is asked
-    too (tuning seeds 5000-5199: fingertips read brown within 0.03-0.10 of their finger beyond, two
-    of them under SAME_COLOUR; a pink pawn on the purple tile within 0.089 of it, so no looser)."""
-    return _goes_on(_beyond_rim_fits(bgr, k, x, y))
-
-
 def _beyond_rim_fits(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per point of the padded stack and direction (points, 12): how well the colour just beyond a
     pawn's rim (CONTINUE_RADII) is its top's in some shade (fit residual, no white added)."""
@@ -650,7 +640,12 @@ def _beyond_rim_fits(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarra
 
 
 def _goes_on(beyond: np.ndarray) -> np.ndarray:
-    """Per point, from `_beyond_rim_fits`: its top's colour in two neighbouring directions."""
+    """Per point, from `_beyond_rim_fits`: whether the top's colour goes on beyond a pawn's rim
+    (CONTINUE_RADII) in two neighbouring directions: a finger does, a pawn does not (no two pawns
+    share a colour and none has a tile's; the caller lets a white pawn be, which stands on a
+    source's white). A lit finger's pale top is as near the print's white as a pawn's: it is asked
+    too (tuning seeds 5000-5199: fingertips read brown within 0.03-0.10 of their finger beyond, two
+    of them under SAME_COLOUR; a pink pawn on the purple tile within 0.089 of it, so no looser)."""
     same = beyond < SAME_COLOUR
     return (same & np.roll(same, 1, axis=1)).any(axis=1)
 
@@ -694,9 +689,6 @@ def _value(bgr: np.ndarray) -> np.ndarray:
     return np.maximum(np.maximum(lin[..., 0], lin[..., 1]), lin[..., 2])
 
 
-def _continues(patch: np.ndarray, x: int, y: int) -> bool:
-    """`_continuing` for one point of one patch."""
-    return bool(_continuing(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))[0])
 
 
 def _ground_shares(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tiles: np.ndarray) -> np.ndarray:

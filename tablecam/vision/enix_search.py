@@ -367,14 +367,11 @@ def _dense(mask: np.ndarray, k: int) -> np.ndarray | None:
     Counted only in the mask's box grown by more than half a square: beyond it every square is
     empty, and inside it each square sees what it sees in the whole map (the box's border reflects
     only the empty margin, the map's border the map as before)."""
-    x, y, w, h = cv2.boundingRect(mask)
-    if w == 0:
+    box = _grown_box(mask, k // 2 + 1)
+    if box is None:
         return None
-    r = k // 2 + 1
-    x0, y0 = max(x - r, 0), max(y - r, 0)
-    x1, y1 = min(x + w + r, mask.shape[1]), min(y + h + r, mask.shape[0])
     out = np.zeros_like(mask)
-    out[y0:y1, x0:x1] = cv2.boxFilter(mask[y0:y1, x0:x1], -1, (k, k), normalize=False) > DENSITY * k * k
+    out[box] = cv2.boxFilter(mask[box], -1, (k, k), normalize=False) > DENSITY * k * k
     return out
 
 
@@ -382,15 +379,20 @@ def _closed(mask: np.ndarray, disc: np.ndarray) -> np.ndarray:
     """cv2.morphologyEx(mask, MORPH_CLOSE, disc), worked out only in the mask's box grown by the
     disc's size: the dilation reaches half a disc past the box, and the erosion of the box's border
     (half a disc farther) sees only that empty margin, as it would in the whole map."""
-    x, y, w, h = cv2.boundingRect(mask)
     out = np.zeros_like(mask)
-    if w == 0:
-        return out
-    r = max(disc.shape)
-    x0, y0 = max(x - r, 0), max(y - r, 0)
-    x1, y1 = min(x + w + r, mask.shape[1]), min(y + h + r, mask.shape[0])
-    out[y0:y1, x0:x1] = cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, disc)
+    box = _grown_box(mask, max(disc.shape))
+    if box is not None:
+        out[box] = cv2.morphologyEx(mask[box], cv2.MORPH_CLOSE, disc)
     return out
+
+
+def _grown_box(mask: np.ndarray, r: int) -> tuple[slice, slice] | None:
+    """The (rows, columns) slices of the mask's bounding box grown by r pixels each way, within the
+    map; None for an empty mask."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0:
+        return None
+    return (slice(max(y - r, 0), min(y + h + r, mask.shape[0])), slice(max(x - r, 0), min(x + w + r, mask.shape[1])))
 
 
 def _faces_above_captions(cmap: ClassMap, index: dict, mask: np.ndarray, px_to_mm, ppm: float) -> list[CardBlob]:

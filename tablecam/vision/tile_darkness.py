@@ -67,13 +67,10 @@ def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.nd
     short = max(2, int(round(SPILL_DEPTH * side)))
     depth = max(short + 1, int(round(SHADOW_DEPTH * side)))
     lo, hi = side // 2 - int(round(SPILL_STRIP * side)), side // 2 + int(round(SPILL_STRIP * side))
-    profiles = (dark[:, :depth, lo:hi].mean(axis=2),  # top edge, row 0 outermost
-                dark[:, ::-1, lo:hi][:, :depth].mean(axis=2),  # bottom
-                dark[:, lo:hi, :depth].mean(axis=1),  # left
-                dark[:, lo:hi, ::-1][:, :, :depth].mean(axis=1))  # right
+    strips = _edge_strips(dark, depth, lo, hi)
+    profiles = tuple(strip.mean(axis=2) for strip in strips)  # (N, depth) each, row 0 outermost
     if seen is not None and not seen.all():
-        profiles = tuple(_seen_profile(p, d, s) for p, d, s in zip(
-            profiles, _edge_strips(dark, depth, lo, hi), _edge_strips(seen, depth, lo, hi)))
+        profiles = tuple(_seen_profile(p, d, s) for p, d, s in zip(profiles, strips, _edge_strips(seen, depth, lo, hi)))
     near = np.zeros(depth, np.float32)
     near[:short] = np.linspace(1.0, 0.0, short, dtype=np.float32) ** 0.5  # nothing is left at `short`
     # The shadow's fade: as measured over the first two thirds, then brought down to nothing.

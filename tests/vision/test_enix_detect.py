@@ -263,7 +263,11 @@ def test_a_finger_is_no_pawn_but_a_round_disc_may_be():
     """A fingertip ends in a dome too, but its colour goes on past where a pawn's rim would be."""
     import cv2
 
-    from tablecam.vision.enix_pawns import READ_PX_PER_MM, _continues
+    from tablecam.vision.enix_pawns import READ_PX_PER_MM, _beyond_rim_fits, _goes_on, _stack
+
+    def _continues(patch, x, y):  # (the detector's own test of a reading's colour going on)
+        one = np.zeros(1, np.intp)
+        return bool(_goes_on(_beyond_rim_fits(_stack([patch]).bgr, one, np.array([x]), np.array([y])))[0])
 
     skin = (70, 110, 170)
     finger, disc = _tile_patch((60, 150, 40)), _tile_patch((60, 150, 40))

@@ -437,7 +437,7 @@ def test_a_pale_fingertip_is_asked_whether_its_colour_goes_on():
     """A lit fingertip's top is pale enough for the print's white, which used to let it be (tuning
     seeds 5047, 5094, 5109: fingertips read brown); its colour going on past the rim now drops it
     unless it is read as the white pawn."""
-    from tablecam.vision.enix_pawns import _continuing
+    from tablecam.vision.enix_pawns import _beyond_rim_fits, _goes_on
 
     skin = (190, 210, 240)  # pale, lit skin: the print's white explains it
     finger = np.empty((184, 184, 3), np.uint8)
@@ -445,7 +445,7 @@ def test_a_pale_fingertip_is_asked_whether_its_colour_goes_on():
     x, y, r = 92, 92, int(8 * READ_PX_PER_MM)
     cv2.circle(finger, (x, y), r, skin, -1)
     cv2.rectangle(finger, (x, y - r), (183, y + r), skin, -1)  # the finger runs off the patch
-    assert _continuing(_stack([finger]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))[0]
+    assert _goes_on(_beyond_rim_fits(_stack([finger]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y])))[0]
 
 
 def test_the_colour_fits_clip_is_numpys_own():

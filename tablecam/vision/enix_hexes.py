@@ -177,7 +177,10 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
         # The centroid as the mean of whole pixel coordinates (exact sums either way). The mask is 0/1:
         # its grey moments are the binaryImage ones (OpenCV scales those from 255s back to whole
         # counts exactly), at a third of the cost.
-        cy, cx = (m["m01"] + by0 * m["m00"]) / m["m00"], (m["m10"] + bx0 * m["m00"]) / m["m00"]
+        ny, nx = (m["m01"] + by0 * m["m00"]) / m["m00"], (m["m10"] + bx0 * m["m00"]) / m["m00"]
+        if (nx, ny) == (cx, cy):
+            break  # (settled: another pass would test the very same disc)
+        cy, cx = ny, nx
     blob = np.zeros_like(sub)
     blob[box] = disc
     return (cx, cy), float(disc.sum()) / (AREA_MM2 * ppm * ppm), blob
@@ -188,11 +191,13 @@ def _outline_angle(blob: np.ndarray) -> float:
     x, y, w, h = cv2.boundingRect(blob.view(np.uint8))
     if w == 0:
         return 0.0
-    b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].astype(np.float32)
-    gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+    b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].view(np.uint8)
+    # On 0/1 pixels the 3x3 Sobel is a whole number in -4..4: as 16-bit integers, the float32 values
+    # exactly (from 8 bits at a fraction of a float filter's cost), made float only on the outline.
+    gx = cv2.Sobel(b, cv2.CV_16S, 1, 0, ksize=3)
+    gy = cv2.Sobel(b, cv2.CV_16S, 0, 1, ksize=3)
     edge = (gx != 0) | (gy != 0)  # (the outline: elsewhere the gradient adds nothing)
-    gx, gy = gx[edge], gy[edge]
+    gx, gy = gx[edge].astype(np.float32), gy[edge].astype(np.float32)
     z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
     # Outward normals at -90 + a + 60k and the gradient of a filled blob points inwards (+180):
     # six times that is 6a - 540 + 1080, i.e. 6a + 180 modulo a turn.

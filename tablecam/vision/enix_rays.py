@@ -138,25 +138,29 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
     brighter = np.maximum(np.maximum(beside_lum[..., 0], beside_lum[..., 1]), 1e-5)  # (the brighter side)
     contrasts = along_lum / brighter
     visible = along_ok.mean(axis=1)
+    whole = along_ok.all(axis=1)  # (most sides: their rows are read as they are, not copied through a mask)
     for k in range(6):
         ok = along_ok[k]
         if visible[k] < MIN_VISIBLE:
             out.append(SideReading(None, False))
             continue
-        if _percentile_below(contrasts[k][ok], 80, MIN_RAY_CONTRAST):
-            if _percentile_below(contrasts[k][ok], 80, MIN_NO_RAY_CONTRAST):
+        seen = contrasts[k] if whole[k] else contrasts[k][ok]
+        if _percentile_below(seen, 80, MIN_RAY_CONTRAST):
+            if _percentile_below(seen, 80, MIN_NO_RAY_CONTRAST):
                 out.append(SideReading(None, False))  # darker than beside: a ray may lie by something bright
             else:
                 out.append(SideReading(None, True))
             continue
-        prof = profiles[k][ok]
+        prof = profiles[k] if whole[k] else profiles[k][ok]
         dip = float(prof.min())
         if dip > NO_POINT_DIP:
             out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
             continue
         # The tile's centre is known to a mm or two: each expected profile may slide a little.
         centred = prof - prof.mean()  # (for both expected profiles)
-        one, two = (float(_correlations(centred, *_centred_rows(n, ok)).max()) for n in (1, 2))
+        squares = float(centred @ centred)
+        one, two = (_best_correlation(centred, squares, *(_CENTRED[n] if whole[k] else _centred_rows(n, ok)))
+                    for n in (1, 2))
         fit = 1 if one > two else 2
         if max(one, two) < MIN_FIT or abs(one - two) < MIN_MARGIN:
             fit = None
@@ -200,11 +204,15 @@ def _shifted(profile: np.ndarray, samples: int) -> np.ndarray:
     return out
 
 
-def _correlations(a: np.ndarray, r: np.ndarray, r_squares: np.ndarray) -> np.ndarray:
-    """Correlation of a profile (n,) less its mean with each row of (m, n), given those rows less
-    their means and their sums of squares (_centred_rows)."""
-    d = np.sqrt(float(a @ a) * r_squares)
-    return np.where(d > 1e-12, (r @ a) / np.maximum(d, 1e-12), 0.0)
+def _best_correlation(a: np.ndarray, squares: float, r: np.ndarray, r_squares: np.ndarray) -> float:
+    """The best correlation of a profile (n,) less its mean with the rows of (m, n), given those rows
+    less their means, their sums of squares (_centred_rows) and the profile's own (a @ a, made once
+    for both expected profiles). A near-zero denominator gives 0; when there is none (as good as
+    always) the very same quotients are taken without the guards."""
+    d = np.sqrt(squares * r_squares)
+    if d.min() > 1e-12:
+        return float(((r @ a) / d).max())
+    return float(np.where(d > 1e-12, (r @ a) / np.maximum(d, 1e-12), 0.0).max())
 
 
 def _centred(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -139,3 +139,49 @@ def test_table_points_land_on_the_same_pixels_however_many_are_asked_at_once(dis
     # where a compiler fuses OpenCV's multiply-adds.
     assert np.abs(many - one_by_one).max() < 1e-9
     assert np.abs(many - opencv.reshape(-1, 2)).max() < 1e-9
+
+
+def _distort_session9(pts, K, dist):
+    """table._distort_numpy as session 9 had it: every term of the 12-coefficient model, always."""
+    k = np.zeros(12)
+    k[:dist.size] = dist.ravel()
+    fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
+    x = (pts[:, 0] - cx) / fx
+    y = (pts[:, 1] - cy) / fy
+    r2 = x * x + y * y
+    r4 = r2 * r2
+    r6 = r4 * r2
+    a1 = 2 * x * y
+    a2 = r2 + 2 * x * x
+    a3 = r2 + 2 * y * y
+    cdist = 1 + k[0] * r2 + k[1] * r4 + k[4] * r6
+    icdist2 = 1.0 / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6)
+    xd = x * cdist * icdist2 + k[2] * a1 + k[3] * a2 + k[8] * r2 + k[9] * r4
+    yd = y * cdist * icdist2 + k[2] * a3 + k[3] * a1 + k[10] * r2 + k[11] * r4
+    out = np.empty_like(pts)
+    out[:, 0] = xd * fx + cx
+    out[:, 1] = yd * fy + cy
+    return out
+
+
+def test_the_usual_lens_models_terms_that_are_zero_are_left_out_without_changing_a_bit():
+    """The five-coefficient model (k3 zero or not) skips the rational and thin-prism terms, exact
+    zeros: every pixel the very bytes of the full sums, also at the centre (zeros), with cx = 0,
+    far outside the frame, and for points that are not numbers (those take the full sums)."""
+    from tablecam.calibration.table import _distort_numpy
+
+    rng = np.random.default_rng(10)
+    for _ in range(400):
+        dist = rng.normal(0, 0.1, int(rng.choice([4, 5, 8, 12]))) * (rng.random() < 0.9)
+        dist[5:] = 0.0 if rng.random() < 0.7 else dist[5:]
+        dist[4:5] = 0.0 if rng.random() < 0.3 else dist[4:5]
+        K = np.array([[rng.uniform(300, 3000), 0, rng.uniform(0, 2000)], [0, rng.uniform(300, 3000), rng.uniform(0, 1500)],
+                      [0, 0, 1.0]])
+        K[0, 2] = 0.0 if rng.random() < 0.1 else K[0, 2]
+        pts = rng.uniform(-3000, 5000, (int(rng.integers(1, 400)), 2)) * rng.choice([1.0, 1e-3, 1e3, 1e60])
+        pts[0] = (K[0, 2], K[1, 2])
+        if rng.random() < 0.2:
+            pts[-1] = (np.nan, np.inf)
+        with np.errstate(all="ignore"):
+            got, want = _distort_numpy(pts, K, dist), _distort_session9(pts, K, dist)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()

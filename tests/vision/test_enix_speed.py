@@ -2,9 +2,12 @@
 so). Session 8: the card search's density and closing worked out in the mask's box, and the
 lattice's cells made unique by one key per cell. Session 9: Grana's labelling for the heads, grey
 moments of 0/1 masks, the rays' sample points of all tiles at once (and the covers that cannot
-reach them skipped), a card value's inverse transform on the rows it needs, a median by partition."""
+reach them skipped), a card value's inverse transform on the rows it needs, a median by partition.
+Session 10: a seed's centre that stops re-centring once settled, and its outline's gradients from 8 bits."""
 
 from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
@@ -145,3 +148,150 @@ def test_the_card_frames_shortcuts_are_numpys_own_answers():
         assert np.array_equal(_least_channel(bgr), bgr.min(axis=1))
         rows = rng.random((5, int(rng.integers(1, 30)), 3)).astype(np.float32)
         assert np.array_equal(_median_rows(rows), np.median(rows, axis=1))
+
+
+# --- session 10 ----------------------------------------------------------------------------------
+def _blob_centre_session9(mask, start, ppm):
+    """enix_hexes._blob_centre as session 9 had it: always three passes."""
+    from tablecam.vision.enix_hexes import AREA_MM2, SIDE_MM
+
+    r = SIDE_MM * 1.05 * ppm
+    h, w = mask.shape
+    x0, y0 = max(int(start[0] - 2 * r), 0), max(int(start[1] - 2 * r), 0)
+    x1, y1 = min(int(start[0] + 2 * r) + 1, w), min(int(start[1] + 2 * r) + 1, h)
+    sub = mask[y0:y1, x0:x1] > 0
+    cx, cy = float(start[0]), float(start[1])
+    disc, box = np.zeros((0, 0), bool), (slice(0, 0), slice(0, 0))
+    for _ in range(3):
+        bx0, by0 = max(int(math.floor(cx - r)), x0), max(int(math.floor(cy - r)), y0)
+        bx1, by1 = max(min(int(math.ceil(cx + r)) + 1, x1), bx0), max(min(int(math.ceil(cy + r)) + 1, y1), by0)
+        yy, xx = np.arange(by0, by1)[:, None], np.arange(bx0, bx1)
+        box = (slice(by0 - y0, by1 - y0), slice(bx0 - x0, bx1 - x0))
+        disc = sub[box] & ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
+        m = cv2.moments(disc.view(np.uint8)) if disc.size else {"m00": 0}
+        if m["m00"] == 0:
+            break
+        cy, cx = (m["m01"] + by0 * m["m00"]) / m["m00"], (m["m10"] + bx0 * m["m00"]) / m["m00"]
+    blob = np.zeros_like(sub)
+    blob[box] = disc
+    return (cx, cy), float(disc.sum()) / (AREA_MM2 * ppm * ppm), blob
+
+
+def _outline_angle_session9(blob):
+    """enix_hexes._outline_angle as session 9 had it: float32 gradients of the whole crop."""
+    x, y, w, h = cv2.boundingRect(blob.view(np.uint8))
+    if w == 0:
+        return 0.0
+    b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].astype(np.float32)
+    gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+    edge = (gx != 0) | (gy != 0)
+    gx, gy = gx[edge], gy[edge]
+    z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
+    return float((np.degrees(np.angle(z)) - 180.0) / 6.0 % 60.0)
+
+
+def _tile_like_masks(rng, count):
+    """0/1 masks holding a hexagon of a tile's size at the seeds' scale (0.5 px/mm), with speckle,
+    bites and a second blob, anywhere (at the edges too)."""
+    for _ in range(count):
+        mask = np.zeros((int(rng.integers(40, 200)), int(rng.integers(40, 200))), np.uint8)
+        for _ in range(int(rng.integers(0, 3))):
+            c = rng.uniform(-20, 220, 2)
+            a = np.radians(rng.uniform(0, 60) + 60 * np.arange(6))
+            size = rng.uniform(5, 40)
+            cv2.fillConvexPoly(mask, np.round(c + size * np.column_stack([np.cos(a), np.sin(a)])).astype(np.int32), 1)
+        mask ^= (rng.random(mask.shape) < rng.uniform(0.0, 0.15)).astype(np.uint8)
+        yield mask
+
+
+def test_the_seeds_centre_stops_when_settled_and_its_angle_from_whole_gradients_are_session9s():
+    from tablecam.vision.enix_hexes import _blob_centre, _outline_angle
+
+    rng = np.random.default_rng(10)
+    for mask in _tile_like_masks(rng, 400):
+        start = (int(rng.integers(0, mask.shape[1])), int(rng.integers(0, mask.shape[0])))
+        ppm = float(rng.choice([0.4, 0.5, 0.6]))
+        (cx, cy), seen, blob = _blob_centre(mask, start, ppm)
+        (wx, wy), want_seen, want_blob = _blob_centre_session9(mask, start, ppm)
+        assert (cx, cy, seen) == (wx, wy, want_seen) and blob.dtype == want_blob.dtype
+        assert np.array_equal(blob, want_blob)
+        assert _outline_angle(blob) == _outline_angle_session9(want_blob)
+        whole = mask.astype(bool)  # (any 0/1 blob, the whole mask too)
+        assert _outline_angle(whole) == _outline_angle_session9(whole)
+
+
+def _read_sides_session9(along_lum, beside_lum, along_ok):
+    """enix_rays.read_sides as session 9 had it: every side's samples through its mask, and the
+    guarded correlations taken whole."""
+    from tablecam.vision import enix_rays as r
+
+    def correlations(a, rows, squares):
+        d = np.sqrt(float(a @ a) * squares)
+        return np.where(d > 1e-12, (rows @ a) / np.maximum(d, 1e-12), 0.0)
+
+    out = []
+    local = cv2.dilate(np.ascontiguousarray(along_lum), r._LOCAL_WINDOW, borderType=cv2.BORDER_REPLICATE)
+    profiles = along_lum / np.maximum(local, 1e-5)
+    contrasts = along_lum / np.maximum(np.maximum(beside_lum[..., 0], beside_lum[..., 1]), 1e-5)
+    visible = along_ok.mean(axis=1)
+    for k in range(6):
+        ok = along_ok[k]
+        if visible[k] < r.MIN_VISIBLE:
+            out.append(r.SideReading(None, False))
+            continue
+        if r._percentile_below(contrasts[k][ok], 80, r.MIN_RAY_CONTRAST):
+            out.append(r.SideReading(None, not r._percentile_below(contrasts[k][ok], 80, r.MIN_NO_RAY_CONTRAST)))
+            continue
+        prof = profiles[k][ok]
+        dip = float(prof.min())
+        if dip > r.NO_POINT_DIP:
+            out.append(r.SideReading(0, True))
+            continue
+        centred = prof - prof.mean()
+        one, two = (float(correlations(centred, *r._centred_rows(n, ok)).max()) for n in (1, 2))
+        fit = 1 if one > two else 2
+        if max(one, two) < r.MIN_FIT or abs(one - two) < r.MIN_MARGIN:
+            fit = None
+        if dip > r.POINT_DIP:
+            out.append(r.SideReading(None, False, frozenset((0, fit)) if fit else frozenset((0, 1, 2))))
+        elif fit is not None:
+            out.append(r.SideReading(fit, True))
+        else:
+            out.append(r.SideReading(None, False))
+    return out
+
+
+def test_the_rays_sides_read_whole_rows_and_unguarded_correlations_as_session9_did():
+    from tablecam.vision.enix_rays import _EXPECTED, _SLID, read_sides
+
+    rng = np.random.default_rng(10)
+    n = _EXPECTED.shape[1]
+    for _ in range(400):
+        # Rays of 0, 1 or 2 path points (slid, noisy, shaded) or flat ones, beside a darker or a brighter tile.
+        kinds = rng.integers(0, 4, 6)
+        rows = [np.full(n, 1.0) if kind == 3 else _SLID[kind][rng.integers(0, _SLID.shape[1])] for kind in kinds]
+        along = np.array(rows) * rng.uniform(0.05, 1.0, (6, 1)) * np.linspace(1.0, rng.uniform(0.6, 1.4), n)
+        along = (along + rng.normal(0, rng.uniform(0, 0.05), along.shape)).clip(0, None).astype(np.float32)
+        beside = (along[..., None] * rng.uniform(0.05, 1.6, (6, 1, 2))).astype(np.float32)
+        ok = rng.random((6, n)) > rng.choice([0.0, 0.0, 0.2, 0.6], (6, 1))
+        for k in np.flatnonzero(rng.random(6) < 0.4):  # a pawn over part of a side: samples unlike the ray's
+            at, width = int(rng.integers(0, n)), int(rng.integers(3, n // 2))
+            ok[k, at:at + width] = False
+            along[k, at:at + width] *= np.float32(rng.choice([0.02, 8.0]))
+        got, want = read_sides(along, beside, ok), _read_sides_session9(along, beside, ok)
+        assert got == want
+
+
+def test_the_best_correlation_is_the_guarded_correlations_best():
+    from tablecam.vision.enix_rays import _best_correlation, _centred
+
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        m, n = int(rng.integers(1, 15)), int(rng.integers(2, 70))
+        rows, squares = _centred(rng.random((m, n)) * rng.choice([0.0, 1e-9, 1.0], (m, 1)))
+        a = (rng.random(n) * rng.choice([0.0, 1e-8, 1.0])).astype(np.float32)
+        a = a - a.mean()
+        d = np.sqrt(float(a @ a) * squares)
+        want = float(np.where(d > 1e-12, (rows @ a) / np.maximum(d, 1e-12), 0.0).max())
+        assert _best_correlation(a, float(a @ a), rows, squares) == want

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .enix_search import CAPTION_AT_MM, CARD_BORDER_MM, CARD_MM, CardBlob
+from .enix_search import CAPTION_AT_MM, CARD_BORDER_MM, CARD_MM, HEAD_AT_MM, CardBlob
 from .piece_colours import srgb_to_linear
 
 VALUES = tuple(range(-10, 10))
@@ -67,11 +67,17 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     """The cards, and how many values could not be read for sure."""
     cards: list[Card] = []
     unsure = 0
-    dark = [b for b in blobs if b.kind in ("frame", "back", "enix")]
+    dark = [b for b in blobs if b.kind in ("frame", "outline", "back", "enix")]
     marks = dict(zip(map(id, dark), _face_marks(view, dark)))
     for b in blobs:
-        if b.kind == "frame":  # a white outline round a disc: an ENIX face if the disc is its green head
-            if marks[id(b)][1]:
+        if b.kind == "head":  # a lone head: an ENIX face if its border shows round it at some turn
+            centre = _face_round_head(view, b)
+            if centre is not None:
+                cards.append(Card("enix", None, centre, True))
+            continue
+        if b.kind in ("frame", "outline"):  # a white outline round a disc: an ENIX face if it is its green head
+            border, head = marks[id(b)]
+            if head and (border or b.kind == "frame"):  # (an outline faint in the map: the raw frame's border too)
                 cards.append(Card("enix", None, b.centre, True))
             continue
         if b.kind in ("back", "enix"):
@@ -261,6 +267,33 @@ def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
         got, seen = bgr[at], inside[at]
         out.append((_white_border(got[:n], seen[:n]), _head_seen(got[n:], seen[n:])))
     return out
+
+
+HEAD_TURNS = np.radians(np.arange(0.0, 360.0, 4.0))  # a lone head's face: every turn, either way up
+
+
+def _face_round_head(view, b: CardBlob) -> tuple[float, float] | None:
+    """The centre of the ENIX face round a lone head (`b.centre`: the head's), or None: the turn at
+    which the face's edge (_BORDER_PLACES) is most the white border, if it is BORDER_WHITE of it
+    there, and the head's green shows at that pose (all turns sampled at once)."""
+    down = np.column_stack([np.cos(HEAD_TURNS), np.sin(HEAD_TURNS)])
+    right = np.column_stack([down[:, 1], -down[:, 0]])  # (as _card_frame)
+    centres = np.asarray(b.centre) - HEAD_AT_MM * down  # the head lies HEAD_AT_MM below the face's centre
+    x, y = _BORDER_PLACES[:, 0], _BORDER_PLACES[:, 1]
+    pts = centres[:, None, :] + x[None, :, None] * right[:, None, :] + y[None, :, None] * down[:, None, :]
+    bgr, inside, _ = view.sample(pts.reshape(-1, 2))
+    bgr, inside = bgr.reshape(len(down), len(x), 3), inside.reshape(len(down), len(x))
+    low, high = bgr.min(axis=2), bgr.max(axis=2)
+    white = (low > 150) & (high - low < 0.25 * np.maximum(high, 1)) & inside
+    best = int(np.argmax(white.mean(axis=1)))
+    if white[best].mean() < BORDER_WHITE or not inside[best].all():
+        return None
+    a = math.degrees(math.atan2(down[best, 1], down[best, 0]))
+    pose = CardBlob("enix", (float(centres[best, 0]), float(centres[best, 1])), a % 180.0)
+    # (Its frame either way up: the head test looks along the card both ways.)
+    if not _face_marks(view, [pose])[0][1]:
+        return None
+    return pose.centre
 
 
 def _white_border(bgr: np.ndarray, inside: np.ndarray) -> bool:

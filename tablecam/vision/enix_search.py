@@ -61,7 +61,20 @@ CAPTION_WHITE = 0.3  # of the band's box beyond the part's end, in the print's w
 HEAD_MM = 26.0  # the goblin's head on an ENIX face (enix.md model): a green disc...
 HEAD_AT_MM = 6.0  # ... this far below the face's centre
 HEAD_AREA = (0.4, 1.8)  # a head's blob may be this share of the disc's area: blur, the eyes
-FRAME_SHARE = 0.3  # of a face's outline that must be the print's white around a head
+FRAME_SHARE = 0.3  # of a face's outline that must be the print's white around a head...
+# ... or this much, when the raw frame shows the face's white border as well as the head (a dark
+# cloth's noise takes the thin border's label in places: 0.24-0.29 on ENIX faces of 5000-5899)
+FAINT_FRAME_SHARE = 0.2
+# Backs on a cloth of nearly their colour: the back's label takes only 40-70 % of their pixels,
+# speckled, and no 10 mm square is dense enough. They are sought again where it is dense over
+# larger squares, and named backs when that much of the card's middle is the back's.
+FAINT_DENSITY_MM = 14.0
+FAINT_DENSITY = 0.25
+# (Card-sized, the back's share of the table away from the cards stays under 0.27 on 896 of the
+# frames of 5000-5899, the missed backs show 0.43-0.72; 0.41-0.92 on four frames, under a hand or
+# a dark prop, of no card's shape.)
+FAINT_SHARE = 0.35
+FAINT_GRID = 15  # points each way over the card's middle: a share near FAINT_SHARE is measured, not guessed
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +95,10 @@ class ClassMap:
 
 @dataclass(frozen=True)
 class CardBlob:
-    kind: str  # an energy name, "enix", "back", or "frame" (a white outline round a head: ENIX if it is green)
+    kind: str  # an energy name, "enix", "back", "frame" (a white outline round a head: ENIX if it is green)
+    # or "outline" (a fainter one: ENIX if it is green and the raw frame shows the white border), or
+    # "head" (a head-sized disc with hardly any outline: centre the disc's, angle 0; enix_cards.py
+    # seeks the face's border round it in the raw frame)
     centre: tuple[float, float]  # table mm
     angle: float  # direction of the card's long side, degrees in [0, 180)
 
@@ -259,7 +275,43 @@ def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]
         out.extend(_card_blobs_of(cmap, ("back", "enix", "black"), px_to_mm, ppm, keep, known=list(out)))
     if "enix" in kinds:
         out.extend(_framed_heads(cmap, px_to_mm, ppm, keep, out))
+    if "back" in kinds:
+        out.extend(_faint_backs(cmap, px_to_mm, ppm, keep, list(out)))
     return out
+
+
+def _faint_backs(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
+                 known: list[CardBlob]) -> list[CardBlob]:
+    """Backs whose blue-grey the map gives to the table in as many pixels as to the back (a slate or
+    blue cloth): where the back's label is FAINT_DENSITY dense over FAINT_DENSITY_MM squares (the
+    table's own speckle stays below it, card-sized), a card's shape whose middle is FAINT_SHARE
+    the back's. Face or back is still told in the raw frame (enix_cards.py)."""
+    back = cmap.names.index("back")
+    mask = cmap.mask("back").copy() if keep is None else cmap.mask("back") & keep
+    # The cards found already are cut out first: what is left is the few regions no card explains
+    # (most frames: none), and a missing stack is no longer joined to its found neighbours.
+    _cut_cards(mask, known, px_to_mm, ppm)
+    mask = _dense(mask, max(3, int(round(FAINT_DENSITY_MM * ppm)) | 1), FAINT_DENSITY)
+    if mask is None:
+        return []
+    found, _ = _cards_in_mask(cmap, {back: "back"}, fill_holes(mask), CARD_MM, px_to_mm, ppm, known,
+                              leftover=False, share=FAINT_SHARE, grid=FAINT_GRID)
+    return found
+
+
+def _cut_cards(mask: np.ndarray, cards: list[CardBlob], px_to_mm, ppm: float, grow_mm: float = 2.0) -> None:
+    """Clears (in place) each card's rectangle, grown by `grow_mm`, from a map-sized mask. The map is
+    the rectified table's raster (a scale and an offset): its pixels are the mm's inverse."""
+    if not cards:
+        return
+    origin = px_to_mm(np.zeros((1, 2)))[0]
+    half = np.array([CARD_MM[1] / 2 + grow_mm, CARD_MM[0] / 2 + grow_mm])
+    corners = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]) * half
+    for b in cards:
+        a = math.radians(b.angle)
+        along, across = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        mm = np.asarray(b.centre) + corners[:, :1] * along + corners[:, 1:] * across
+        cv2.fillPoly(mask, [np.rint((mm - origin) * ppm).astype(np.int32)], 0)
 
 
 def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
@@ -267,7 +319,8 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
     """ENIX faces whose grey the map takes for the table (a cloth of nearly their grey): a disc of
     the head's size in an energy's colour (the goblin's green takes one) with a card's white
     outline around it, at the best of its turns. Kind "frame": the raw frame must still show the
-    head's green (enix_cards.py) before it is a card."""
+    head's green (enix_cards.py) before it is a card; kind "outline" (less of the outline white in
+    the map): the head's green and the face's white border."""
     energy_ids = [i for i, n in enumerate(cmap.names) if n not in NEUTRALS]
     head = _labelled(cmap, energy_ids)
     if keep is not None:
@@ -296,13 +349,20 @@ def _framed_heads(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
         hits = np.where(ok, white[np.clip(px[..., 1], 0, h - 1), np.clip(px[..., 0], 0, w - 1)], 0)
         shares = hits.sum(axis=1) / outline.shape[0]
         best = int(np.argmax(shares))
-        if shares[best] < FRAME_SHARE:
+        if shares[best] < FAINT_FRAME_SHARE:
+            # Hardly any outline in the map (on a dark cloth the thin border may take the table's
+            # label all round): the raw frame is asked for the border at every turn (kind "head",
+            # its centre the head's; enix_cards.py).
+            mm = px_to_mm(centroids[i][None])[0]
+            if not any(math.dist(mm, b.centre) < 0.5 * CARD_MM[0] for b in known + out):
+                out.append(CardBlob("head", (float(mm[0]), float(mm[1])), 0.0))
             continue
         centre, angle = centres[best], math.degrees(turns[best % len(turns)])
         mm = px_to_mm(np.array([centre]))[0]
         if any(math.dist(mm, b.centre) < 0.5 * CARD_MM[0] for b in known + out):
             continue
-        out.append(CardBlob("frame", (float(mm[0]), float(mm[1])), angle))
+        kind = "frame" if shares[best] >= FRAME_SHARE else "outline"
+        out.append(CardBlob(kind, (float(mm[0]), float(mm[1])), angle))
     return out
 
 
@@ -336,6 +396,9 @@ def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
     mask = _labelled(cmap, list(index))
     if keep is not None:
         mask &= keep
+    # The cards found already are not sought again (each was measured and named once; a blob of a
+    # found card and a missing one beside it is then the missing one's alone).
+    _cut_cards(mask, known, px_to_mm, ppm)
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
     # there, a card's own pixels (shading, glare, the table showing through) miss it here and there.
     colourful = not set(index.values()) <= set(NEUTRALS)
@@ -360,8 +423,8 @@ def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
     return out
 
 
-def _dense(mask: np.ndarray, k: int) -> np.ndarray | None:
-    """uint8: where more than DENSITY of the k x k square about a pixel is in the mask (whole pixel
+def _dense(mask: np.ndarray, k: int, density: float = DENSITY) -> np.ndarray | None:
+    """uint8: where more than `density` of the k x k square about a pixel is in the mask (whole pixel
     counts: a share of an odd k squared never lands on DENSITY itself); None for an empty mask.
 
     Counted only in the mask's box grown by more than half a square: beyond it every square is
@@ -371,7 +434,7 @@ def _dense(mask: np.ndarray, k: int) -> np.ndarray | None:
     if box is None:
         return None
     out = np.zeros_like(mask)
-    out[box] = cv2.boxFilter(mask[box], -1, (k, k), normalize=False) > DENSITY * k * k
+    out[box] = cv2.boxFilter(mask[box], -1, (k, k), normalize=False) > density * k * k
     return out
 
 
@@ -453,9 +516,11 @@ def _white_share(labels: np.ndarray, white: int, centre: np.ndarray, along: np.n
 
 
 def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm, ppm: float,
-                   known: list[CardBlob] = (), leftover: bool = True) -> tuple[list[CardBlob], np.ndarray | None]:
+                   known: list[CardBlob] = (), leftover: bool = True,
+                   share: float = MIN_KIND_SHARE, grid: int = 7) -> tuple[list[CardBlob], np.ndarray | None]:
     """The cards of a mask's blobs (but those where a known card lies already), and the mask of
-    the blobs that held none (None when `leftover` is False: not asked for)."""
+    the blobs that held none (None when `leftover` is False: not asked for). `share`: how much of
+    a card's middle (`grid` x `grid` points) its kind must take."""
     # Labelled within the bounds of what the mask holds (most of the map is empty): the same blobs.
     bx, by, bw, bh = cv2.boundingRect(mask)
     if bw == 0:
@@ -476,7 +541,7 @@ def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm
             if known and _near_any(px_to_mm(np.array([centre]))[0], known):
                 left[i] = False
                 continue
-            kind = _main_kind(cmap, index, centre, angle, face, ppm)
+            kind = _main_kind(cmap, index, centre, angle, face, ppm, share, grid)
             if kind is not None:
                 left[i] = False
                 # (An ENIX face's grey reads as black in shade: both are its own kind.)
@@ -516,7 +581,8 @@ def _kind_centre(cmap: ClassMap, ids: list[int], centre, angle: float, face, ppm
     return np.asarray(centre) + _mean_rows(d[inside])
 
 
-def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: float) -> str | None:
+def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: float,
+               share: float = MIN_KIND_SHARE, grid: int = 7) -> str | None:
     """The kind most of a card's middle (its inner half; a dark card's inner four fifths) shows, if
     it is most of it."""
     a = math.radians(angle)
@@ -524,7 +590,7 @@ def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: flo
     across = np.array([-along[1], along[0]])
     # An ENIX face shows the goblin's green head over most of its middle: its grey is judged over
     # most of the face instead (an energy face's caption band and value lie out there: its middle).
-    u, v = _middle_grid(0.4 if set(index.values()) <= set(NEUTRALS) else 0.25)
+    u, v = _middle_grid(0.4 if set(index.values()) <= set(NEUTRALS) else 0.25, grid)
     pts = centre + ((u * face[1])[:, None] * along + (v * face[0])[:, None] * across) * ppm
     h, w = cmap.labels.shape
     xy = np.round(pts).astype(int)
@@ -534,13 +600,13 @@ def _main_kind(cmap: ClassMap, index: dict, centre, angle: float, face, ppm: flo
     for k, kind in index.items():
         votes[kind] = votes.get(kind, 0) + int(np.count_nonzero(labels == k))
     best = max(votes, key=votes.get)
-    return best if votes[best] >= MIN_KIND_SHARE * len(pts) else None
+    return best if votes[best] >= share * len(pts) else None
 
 
 @lru_cache(maxsize=4)
-def _middle_grid(reach: float) -> tuple[np.ndarray, np.ndarray]:
-    """A 7 x 7 grid over a card's middle, from -reach to reach of its sides (made once per reach)."""
-    t = np.linspace(-reach, reach, 7)
+def _middle_grid(reach: float, n: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """An n x n grid over a card's middle, from -reach to reach of its sides (made once per reach and n)."""
+    t = np.linspace(-reach, reach, n)
     u, v = np.repeat(t, len(t)), np.tile(t, len(t))
     u.setflags(write=False)
     v.setflags(write=False)

@@ -70,13 +70,11 @@ def test_pawns_meet_the_threshold(fixed_score):
     assert fixed_score.pawns_right / fixed_score.pawns >= 0.99, fixed_score.failures
 
 
-@pytest.mark.xfail(strict=True, reason="card colours: 99 % asked; the bench measures 99.3-99.8 % on tuning seeds "
-                                       "(session 4: backs on a slate cloth found; session 5: 99.61 % on 4200-4399, "
-                                       "a row of backs on a cloth of their very colour still missed, no card is "
-                                       "given a wrong colour); here one face-down stack of 55 cards is missed "
-                                       "(seed 22003)")
 def test_card_colours_meet_the_threshold(fixed_score):
+    """Issue 8's 99 % on this fixed set, none given a wrong colour (since session 10: the face-down
+    stack of seed 22003, on a cloth of nearly its colour, is found by the faint backs' pass)."""
     assert fixed_score.card_colours_right / fixed_score.cards >= 0.99, fixed_score.failures
+    assert fixed_score.card_colours_wrong == 0, fixed_score.failures
 
 
 def test_card_values_meet_the_threshold(fixed_score):
@@ -641,3 +639,126 @@ def test_a_class_mask_is_made_once_and_cannot_be_changed():
     assert np.array_equal(mask, (cmap.labels == cmap.names.index("water")).astype(np.uint8))
     with pytest.raises(ValueError):
         mask[0, 0] = 1
+
+
+def _speckled(labels, names, share: float, seed: int, box=(slice(None), slice(None))) -> None:
+    """Labels the back's in `share` of the pixels of `box`, at random (a cloth of nearly the backs'
+    colour: the map splits them between the back and the table)."""
+    rng = np.random.default_rng(seed)
+    region = labels[box]
+    region[rng.random(region.shape) < share] = names.index("back")
+
+
+def test_backs_the_map_gives_half_to_the_table_are_still_backs():
+    """A row of face-down stacks of which the map labels only about half the pixels the back's (a
+    slate or blue cloth; 40-70 % on 5000-5899) is found, one card per stack, on a table speckled
+    with the back's label as such cloths are (under a quarter, card-sized)."""
+    from tablecam.vision.enix_search import CARD_MM
+
+    for seed in range(4):
+        def paint(labels, names):
+            _speckled(labels, names, 0.12, seed)
+            for k in range(4):  # 58 x 89 mm stacks, 70 mm apart, centres (80 + 70 k, 100) mm
+                x = (80 + 70 * k) // 2
+                _speckled(labels, names, 0.5, seed + 10 * k, (slice(50 - 22, 50 + 22), slice(x - 14, x + 15)))
+
+        found = [b for b in _blobs(_synthetic_map(paint)) if b.kind == "back"]
+        assert len(found) == 4, (seed, found)
+        for k in range(4):
+            assert min(math.dist(b.centre, (80 + 70 * k, 100)) for b in found) < 0.2 * CARD_MM[0], (seed, found)
+
+
+def test_a_card_sized_patch_as_speckled_as_a_cloth_is_no_back():
+    """A card-sized patch of cloth where the back's label takes a quarter of the pixels (the most a
+    cloth of 5000-5899 shows card-sized, away from hands and props) on a cloth speckled at a tenth
+    is not made a back: the faint backs' pass asks FAINT_SHARE (0.35) of the card's middle."""
+    for seed in range(4):
+        def paint(labels, names):
+            _speckled(labels, names, 0.1, seed)
+            _speckled(labels, names, 0.25, seed + 100, (slice(50 - 22, 50 + 22), slice(75 - 14, 75 + 15)))
+
+        assert not _blobs(_synthetic_map(paint)), seed
+
+
+def _face_in_outline(keep_every: int | None):
+    """A paint: an ENIX face upright at (300, 200) mm whose grey the map gives to the table, the
+    goblin's head a biomass-coloured disc, and its white outline whole (0), one pixel in
+    `keep_every` (a dark cloth's noise) or none (None)."""
+    def paint(labels, names):
+        if keep_every is not None:
+            ring = np.zeros(labels.shape, bool)
+            ring[100 - 22:100 + 23, 150 - 14:150 + 15] = True
+            ring[100 - 21:100 + 22, 150 - 13:150 + 14] = False
+            yy, xx = np.nonzero(ring)
+            kept = ((yy + xx) // 2) % keep_every == 0 if keep_every else np.ones(len(yy), bool)
+            labels[yy[kept], xx[kept]] = names.index("white")
+        yy, xx = np.mgrid[0:labels.shape[0], 0:labels.shape[1]]
+        labels[(yy - 103) ** 2 + (xx - 150) ** 2 <= 6.5 ** 2] = names.index("biomass")
+    return paint
+
+
+def test_a_head_in_a_faint_outline_is_sought_as_an_outline():
+    """A head in a whole white outline is a "frame" (the raw frame's green head makes it an ENIX
+    face); in an outline the map shows only in places (0.24-0.29 of it on 5039 and 5427), an
+    "outline", which the raw frame's white border must confirm too; with no outline, a "head" whose
+    border the raw frame is asked for at every turn."""
+    kinds = {k: [b.kind for b in _blobs(_synthetic_map(_face_in_outline(k)))] for k in (0, 8, None)}
+    assert kinds == {0: ["frame"], 8: ["outline"], None: ["head"]}, kinds
+
+
+class _FaceView:
+    """A raw frame holding an ENIX face upright at (300, 200) mm: its grey, the goblin's green head
+    (26 mm, 6 mm below the centre) and, if `border`, its white border; the table beyond."""
+
+    def __init__(self, border: bool):
+        self.border = border
+
+    def sample(self, points_mm):
+        from tablecam.vision.enix_search import CARD_BORDER_MM, CARD_MM
+
+        d = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2) - (300.0, 200.0)
+        bgr = np.tile(np.array([[90.0, 120.0, 110.0]], np.float32), (len(d), 1))  # the table
+        on = (np.abs(d[:, 0]) <= CARD_MM[0] / 2) & (np.abs(d[:, 1]) <= CARD_MM[1] / 2)
+        bgr[on] = (0x40, 0x3C, 0x3C)
+        if self.border:
+            inner = ((np.abs(d[:, 0]) <= CARD_MM[0] / 2 - CARD_BORDER_MM)
+                     & (np.abs(d[:, 1]) <= CARD_MM[1] / 2 - CARD_BORDER_MM))
+            bgr[on & ~inner] = (235, 236, 238)
+        bgr[np.hypot(d[:, 0], d[:, 1] - 6.0) <= 13.0] = (60, 170, 70)
+        return bgr, np.ones(len(d), bool), np.zeros((len(d), 3), bool)
+
+
+def test_an_outline_is_an_enix_face_only_where_the_raw_frame_shows_its_border():
+    from tablecam.vision.enix_cards import read_cards
+    from tablecam.vision.enix_search import CardBlob
+
+    for kind, border, expected in (("frame", False, 1), ("outline", False, 0), ("outline", True, 1)):
+        cards, _ = read_cards(_FaceView(border), [CardBlob(kind, (300.0, 200.0), 90.0)], ("biomass",))
+        assert [(c.energy, c.face_up) for c in cards] == [("enix", True)] * expected, (kind, border)
+
+
+def test_a_found_card_is_cut_out_and_its_neighbour_kept():
+    """_cut_cards clears a found card's rectangle (grown 2 mm) from a map-sized mask, turned as the
+    card lies, and leaves a neighbour 12 mm beside it (a row of stacks) untouched."""
+    from tablecam.vision.enix_search import CardBlob, _cut_cards
+
+    mask = np.zeros((200, 300), np.uint8)
+    mask[50 - 22:50 + 23, 40 - 14:40 + 15] = 1  # a card at (80, 100) mm, upright
+    mask[50 - 22:50 + 23, 75 - 14:75 + 15] = 1  # its neighbour at (150, 100) mm
+    _cut_cards(mask, [CardBlob("back", (80.0, 100.0), 90.0)], lambda p: (np.asarray(p, np.float64) + 0.5) / 0.5, 0.5)
+    assert not mask[:, :60].any()
+    assert mask[50 - 22:50 + 23, 75 - 14:75 + 15].all()
+
+
+def test_a_lone_head_is_an_enix_face_where_its_border_shows_round_it():
+    """A head whose outline the map hardly shows (a dark cloth taking the thin border's label all
+    round: 5166) is a face only where the raw frame shows the white border at some turn round it,
+    centred where that border lies; a green disc with no border is no card."""
+    from tablecam.vision.enix_cards import read_cards
+    from tablecam.vision.enix_search import CardBlob
+
+    head = CardBlob("head", (300.0, 206.0), 0.0)  # the head lies 6 mm below the face's centre
+    cards, _ = read_cards(_FaceView(True), [head], ("biomass",))
+    assert [(c.energy, c.face_up) for c in cards] == [("enix", True)]
+    assert math.dist(cards[0].centre, (300.0, 200.0)) < 0.5
+    assert read_cards(_FaceView(False), [head], ("biomass",))[0] == []

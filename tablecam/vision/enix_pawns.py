@@ -13,7 +13,9 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
 2. each candidate is checked all the way round (`_dome`): a rim darker than the top in at least
    10 of 12 directions, round (darkest at one distance, or as dark there as anywhere out to 9 mm;
    a lit coloured top - not dark - may be one direction short: a crowded source; a white one only
-   when it is the white pawn's clear white, lit, and dark all round),
+   when it is the white pawn's clear white, lit, and dark all round; or, standing on its tile,
+   falling to half its brightness at one distance all round: a crowd's neighbours darken some
+   directions beyond its rim),
    no dark ring close in (a path point's), and a rim of the top's colour in shade (at 5.5-7.5 mm,
    or for a lit coloured top at 5-6 mm, inside the blur of the tile; so too for a black top with
    brighter surroundings all round, where a source's ring or a lit tile blurs into its rim and
@@ -24,7 +26,8 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    checked in one numpy pass;
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one);
-   a top no pawn colour explains but its tile's is that tile's print in shade, no pawn;
+   a top no pawn colour explains but its tile's is that tile's print in shade, no pawn; a clipped
+   top of its tile's hue is a pawn when its flank is its pawn colour in shade (lime on yellow);
 4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
    stands on a source's white) - in two neighbouring directions just past it, or joined to it
    anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
@@ -75,6 +78,10 @@ DARK_TOP_OVER_BODY = 1.6  # ... its glossy top no more than this much brighter..
 DARK_BODY_REF = 0.25  # ... and its colour no brighter than this (linear: brown 0.19; the others 0.7 and up)...
 DARK_BODY_FIT = 0.08  # ... its top fitting it this well when it is not black
 MAX_COLOUR_RESIDUAL = 0.3
+# A top is named a pawn colour only when that colour explains it this well: tuning seeds 5000-5899,
+# 3415 pawns found: one over 0.2 (a glossy black at 0.225); a source's inner disc in a crowd's
+# shade read as brown (5561, 5843) at 0.27.
+NAMED_RESIDUAL = 0.25
 DARK_REF = 0.05  # a pawn colour no brighter than this (linear) is dark (black, dark brown)...
 W_MAX_DARK = 0.4  # ... and its gloss adds at most this much white (a white pawn's lit top is brighter)
 WHITE_SLACK = 0.08  # a top white explains within this residual of the best colour is read white...
@@ -244,10 +251,10 @@ def _peaks(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndarray | None = None,
-                peaks: list | None = None) -> list[list[tuple[float, int, int, bool]]]:
+                peaks: list | None = None, tiles: np.ndarray | None = None) -> list[list[tuple[float, int, int, bool]]]:
     """Per patch: its checked domes (quality, x, y, dark only), in the order they were found.
     `white`: the white pawn's sRGB BGR, if the palette has one; `peaks`: each patch's `_peaks`,
-    if they were taken already."""
+    if they were taken already; `tiles`: each patch's tile colour (sRGB BGR), if known."""
     ppm = READ_PX_PER_MM
     if peaks is None:
         peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
@@ -257,8 +264,9 @@ def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndar
     if len(k):
         # Most peaks are print (ray ends, path points, the source's ring): a rim far from dark all
         # round, and a top far from black, does not become a dome half a millimetre away.
-        near = _near_dome(stack.lum, k, x, y)
-        k, x, y = k[near], x[near], y[near]
+        dark, top = _near_dome_measures(stack.lum, k, x, y)
+        near = _near_dome_from(dark, top)
+        k, x, y, dark, top = k[near], x[near], y[near], dark[near], top[near]
     if not len(k):
         return checked
     # A peak of the box score leans towards the lamp's side of a dome: each is checked over a
@@ -267,7 +275,7 @@ def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndar
     steps = np.arange(-REFINE_MM, REFINE_MM + 1e-9, REFINE_STEP_MM)
     ox, oy = (g.ravel() for g in np.meshgrid(steps, steps))
     inner = (np.abs(ox) <= 0.5) & (np.abs(oy) <= 0.5)
-    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm, white, palette)
+    found = _refined(stack, k, x, y, ox[inner] * ppm, oy[inner] * ppm, white, palette, tiles)
     settled = {i for i, _ in found}
     # Print that passed the loose look above rarely has a rim dark all round: only such peaks
     # (and near-black ones) are worth the wider look - or all round but in one direction when the
@@ -275,19 +283,19 @@ def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndar
     # the ring lights one direction of the rim (tuning seed 4620).
     rest = np.array([i for i in range(len(k)) if i not in settled], np.intp)
     if len(rest):
-        rest = rest[_near_dome(stack.lum, k[rest], x[rest], y[rest], 0, CLIPPED_SLACK_DIRECTIONS)]
+        rest = rest[_near_dome_from(dark[rest], top[rest], 0, CLIPPED_SLACK_DIRECTIONS)]  # (measured above)
     outer = ~inner & (np.abs(ox) % 1.0 < 1e-6) & (np.abs(oy) % 1.0 < 1e-6)  # whole millimetres: half the points
     if len(rest) and outer.any():
         found += [(int(rest[i]), c) for i, c in _refined(stack, k[rest], x[rest], y[rest], ox[outer] * ppm,
-                                                           oy[outer] * ppm, white, palette)]
+                                                           oy[outer] * ppm, white, palette, tiles)]
     for i, c in found:
         checked[k[i]].append(c)
     return checked
 
 
 def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.ndarray,
-             oy: np.ndarray, white: np.ndarray | None = None, palette: np.ndarray | None = None
-             ) -> list[tuple[int, tuple[float, int, int, bool]]]:
+             oy: np.ndarray, white: np.ndarray | None = None, palette: np.ndarray | None = None,
+             tiles: np.ndarray | None = None) -> list[tuple[int, tuple[float, int, int, bool]]]:
     """Per peak (patch k, x, y) that has one: (its index, (quality, x, y, dark only)) of its clearest
     dome among the offsets (patch pixels) whose rim is its top in shade. Half a millimetre off a
     small pawn's centre the rim ring already takes in the tile around it, so the clearest alone may
@@ -295,7 +303,7 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     pk = np.repeat(k, len(ox))
     px = (x[:, None] + ox[None, :]).ravel()
     py = (y[:, None] + oy[None, :]).ravel()
-    quality, needs_dark, needs_lit, clear_black = _dome(stack.lum, pk, px, py)
+    quality, needs_dark, needs_lit, clear_black, half_round = _dome(stack.lum, pk, px, py)
     quality, needs_dark = quality.reshape(len(x), -1), needs_dark.reshape(len(x), -1)
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
@@ -311,18 +319,39 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     if len(lit):
         tops = _ring_colour(stack.bgr, pk[lit], ix[lit], iy[lit], _TOP_RING)
         rim_ok[lit] = _lit_or_clear_white(stack.lum, pk[lit], ix[lit], iy[lit], tops, white)
+    # Round only where its brightness falls to half (`_half_round`): it must stand on its tile as a
+    # pawn does (fingertips beside a tile were read so, with the tile a quarter of their ground).
+    # Asked only of a peak's best offset, until its best is no such dome or stands on its tile:
+    # the same readings as asking every offset (an offset not asked is no peak's reading, and the
+    # dark bodies it keeps out are kept out by the best), at a fraction of the points.
+    pending = rim_ok & half_round if tiles is not None else np.zeros(quality.size, bool)
+    while True:
+        rows, best, good = _best_offsets(quality, needs_dark, rim_ok)
+        ask = rows * quality.shape[1] + best
+        ask = ask[pending[ask]]
+        if not len(ask):
+            break
+        rim_ok[ask] = _ground_shares(stack.bgr, pk[ask], ix[ask], iy[ask], tiles) >= HALF_ROUND_GROUND
+        pending[ask] = False
+    out = []
+    for i, j in zip(rows.tolist(), best.tolist()):
+        n = i * quality.shape[1] + j
+        out.append((int(i), (float(good[i, j]), int(round(px[n])), int(round(py[n])), bool(needs_dark[i, j]))))
+    return out
+
+
+def _best_offsets(quality: np.ndarray, needs_dark: np.ndarray, rim_ok: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_refined`'s choice: the peaks (rows of quality, (peaks, offsets)) with a reading, the offset
+    each reads at (its clearest among those whose rim is fine, `rim_ok` flat), and the qualities."""
     good = np.where(rim_ok.reshape(quality.shape), quality, -np.inf)
     # The dark-body reading is for a dark pawn no dome shows: where a dome shows at some offset,
     # that is the reading, however the two scores compare (else a brown pawn's dark body, refused
     # as no dark colour, hides its dome).
     dome = (np.isfinite(good) & ~needs_dark).any(axis=1)
     good = np.where(dome[:, None] & needs_dark, -np.inf, good)
-    out = []
-    for i in np.flatnonzero(np.isfinite(good).any(axis=1)):
-        j = int(np.argmax(good[i]))
-        n = i * quality.shape[1] + j
-        out.append((int(i), (float(good[i, j]), int(round(px[n])), int(round(py[n])), bool(needs_dark[i, j]))))
-    return out
+    rows = np.flatnonzero(np.isfinite(good).any(axis=1))
+    return rows, np.argmax(good[rows], axis=1), good
 
 
 CLEAR_WHITE_FIT = 0.06  # a white top one direction short of round: the white pawn's own colour this closely...
@@ -352,15 +381,18 @@ def _lit_or_clear_white(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.nda
     return out
 
 
-def _print_brightness(stack: _Stack, tiles: np.ndarray, refs: np.ndarray) -> list[float | None]:
+def _print_brightness(stack: _Stack, tiles: np.ndarray, refs: np.ndarray, asked: np.ndarray | None = None
+                      ) -> list[float | None]:
     """Per tile: how bright its own colour is in its patch (its surface 25-40 mm from the centre,
     between the rays, where at least 6 pixels show it): the source's inner disc, printed in that
     colour, is about as bright. None when a pawn colour explains the tile's colour too (the
     tile's print and a pawn of its colour cannot be told apart by colour). All tiles in one fit
     (not one call per tile: a small fit's cost is mostly its calls; readings as tile by tile,
-    frames 4200-4229 and 5400-5429 compared)."""
+    frames 4200-4229 and 5400-5429 compared). `asked` (bool per tile): those measured (the
+    others None), if not all."""
     out: list[float | None] = [None] * len(tiles)
-    at = np.flatnonzero(~(fit_residuals(tiles, refs) < MAX_COLOUR_RESIDUAL).any(axis=1))
+    own = ~(fit_residuals(tiles, refs) < MAX_COLOUR_RESIDUAL).any(axis=1)
+    at = np.flatnonzero(own if asked is None else own & asked)
     if not len(at):
         return out
     c = np.full(len(at), (stack.shape[1] - 1) / 2.0)
@@ -383,7 +415,7 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     white = _white_index(refs)
     palette = np.asarray(refs, np.float32)
     peaks = [_peaks(stack.own_lum(t)) for t in range(len(stack.lum))]
-    checked = _candidates(stack, None if white is None else palette[white], palette, peaks)
+    checked = _candidates(stack, None if white is None else palette[white], palette, peaks, tiles)
     if caps is not None:
         for t, c in _beside_cap(stack, peaks, caps, checked):
             checked[t].append(c)  # (dark only: its colour must be a dark one, as a dark body's)
@@ -424,7 +456,23 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     # Each dome's reading on its own (its colour, or None where a rule refuses it), then per patch
     # the clearest of overlapping domes among those kept (a refused one hides no neighbour).
     kept: dict[int, str | None] = {}
-    print_lums = None if tiles is None else _print_brightness(stack, tiles, refs)
+    # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a like
+    # hue - brown on orange - is a pawn). Asked only where the tile's colour explains the top
+    # better than any pawn's (elsewhere it is no print however bright: `_named`).
+    best_res = res[np.arange(len(k)), best]
+    print_like = np.zeros(len(k), bool)
+    if tiles is not None and (tile_res < best_res).any():
+        maybe = tile_res < best_res
+        asked = np.isin(np.arange(len(tiles)), k[maybe])
+        own_lum = np.array([np.nan if v is None else v for v in _print_brightness(stack, tiles, refs, asked)],
+                           np.float32)[k]
+        with np.errstate(invalid="ignore"):
+            print_like = maybe & (stack.lum[k, y + STACK_PAD, x + STACK_PAD] >= PRINT_LUM * own_lum)
+    # ... unless it is a clipped pawn of a colour like its tile's (lime on yellow: `_pawn_flank`).
+    pawn = np.zeros(len(k), bool)
+    ask = np.flatnonzero(print_like & (best_res < NAMED_RESIDUAL))
+    if len(ask):
+        pawn[ask] = _pawn_flank(stack.bgr, k[ask], x[ask], y[ask], tops[ask], palette[best[ask]], tiles[k[ask]])
     first = 0
     for t, cs in enumerate(checked):
         index = range(first, first + len(cs))
@@ -436,12 +484,7 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
                 continue  # the cap's top or edge (nor does it hide a pawn beside it)
             if tile is not None and ground[i] < MIN_GROUND:
                 continue  # no tile round it: a fingertip, a knuckle
-            # The tile's colour as bright as the tile: its source's inner disc (a darker pawn of a
-            # like hue - brown on orange - is a pawn).
-            own_lum = None if tile is None else print_lums[t]
-            bright = stack.lum[t, py + STACK_PAD, px + STACK_PAD]
-            print_like = own_lum is not None and bright >= PRINT_LUM * own_lum
-            colour = _named(int(best[i]), res[i], names, tile_res[i] if print_like else None)
+            colour = _named(int(best[i]), res[i], names, tile_res[i] if print_like[i] and not pawn[i] else None)
             if colour is None and tile is not None and tile_res[i] < MAX_COLOUR_RESIDUAL:
                 continue  # no pawn's colour but its tile's: its print in shade (a source's inner disc)
             if dark_only and (colour is None or colour is _PRINT or not dark_refs[names.index(colour)]
@@ -806,28 +849,35 @@ def _spoke_offsets(radii: tuple[float, ...], ppm: float) -> tuple[np.ndarray, np
     return dx, dy
 
 
-def _near_dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
-               slack: int = NEAR_SLACK_DIRECTIONS, clipped_slack: int = 0) -> np.ndarray:
-    """Per point (patch k of the padded luminance stack, x, y): whether a dome could be read close
-    by (what `_dome` asks, loosely: a rim darker than the top in most directions, or a top nearly
-    black). A top the sensor clipped (CLIPPED_TOP) may have `clipped_slack` directions fewer."""
+def _near_dome_measures(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per point (patch k of the padded luminance stack, x, y): its directions with a rim darker
+    than DARK_RIM of its top, and its top's brightness - what `_near_dome_from` asks."""
     radii = _RADII[(_RADII <= 2.0) | ((_RADII >= RIM_RADII_MM[0]) & (_RADII <= RIM_RADII_MM[1]))]
     prof = _spokes(lum, k, x, y, tuple(radii), READ_PX_PER_MM)
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = _mean_over_radii(prof[:, radii >= RIM_RADII_MM[0]])
-    dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    return (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1), top
+
+
+def _near_dome_from(dark: np.ndarray, top: np.ndarray, slack: int = NEAR_SLACK_DIRECTIONS,
+                    clipped_slack: int = 0) -> np.ndarray:
+    """Per point, from `_near_dome_measures`: whether a dome could be read close by (what `_dome`
+    asks, loosely: a rim darker than the top in most directions, or a top nearly black). A top the
+    sensor clipped (CLIPPED_TOP) may have `clipped_slack` directions fewer. (Measured once, asked
+    twice: loosely of every peak, then strictly of those the first look did not settle.)"""
     slack = np.where(top >= CLIPPED_TOP, slack + clipped_slack, slack)
     return (dark >= MIN_DARK_DIRECTIONS - slack) | (top < NEAR_BLACK * BLACK_TOP)
 
 
 def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How clearly a pawn stands at each point (patch k of the padded luminance stack, x, y) (NaN:
     not a pawn), from brightness along 12 directions out to 10 mm; whether that pawn, if it is
     one, must be of a dark colour; whether it must be of a lit colour, not white (its rim round in
     all directions but one); and whether its top is black with brighter surroundings 9-10 mm out
     in every direction (BLACK_SURROUND): a black pawn standing clear, not a fingertip (its finger
-    goes on behind it, as dark) nor a hand's shadow.
+    goes on behind it, as dark) nor a hand's shadow; and whether it is round only where its
+    brightness falls to half (`_half_round`: it must then stand on its tile).
 
     A coloured (or white) pawn: a bright top, still fairly bright 4 mm out (a path point's dark
     ring is there), and a rim 5.5-7.5 mm out darker than the top in (nearly) every direction. A
@@ -856,33 +906,42 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray
     maybe_dark = (top < dark_bound) & ((far_max >= around_bound * top[:, None]).sum(axis=1) >= BLACK_BRIGHT_DIRECTIONS)
     clear_black = (top < BLACK_TOP) & (far_max >= BLACK_SURROUND * top[:, None]).all(axis=1)
     quality = np.full(n, np.nan)
-    dark_body, one_short = np.zeros(n, bool), np.zeros(n, bool)
+    dark_body, one_short, half_round = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
     at = np.flatnonzero(maybe_coloured | maybe_dark)
     if len(at):
-        quality[at], dark_body[at], one_short[at] = _dome_kind(prof[at], top[at], rim_dirs[at], rim[at], mid[at],
-                                                               far_max[at], dark[at])
-    return quality, dark_body, one_short, clear_black
+        quality[at], dark_body[at], one_short[at], half_round[at] = _dome_kind(
+            prof[at], top[at], rim_dirs[at], rim[at], mid[at], far_max[at], dark[at])
+    return quality, dark_body, one_short, clear_black, half_round
 
 
-def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`_dome`'s answers for points that may be a pawn, from their profiles and the measures
     `_dome` took of all points."""
     n = len(prof)
     out = prof[:, _R_FAR].reshape(n, -1).mean(axis=1)
     # Where each direction is darkest (3-9 mm out): all round a pawn, at its rim; elsewhere (a
     # tile's white source ring between its dark centre and dark edge) at different distances.
-    darkest = _darkest_radius(prof[:, _R_BAND], _RADII[_R_BAND])  # (points, directions)
+    band = prof[:, _R_BAND]
+    lowest = _extreme_over_radii(band, np.minimum)  # (points, directions): shared by the roundness measures below
+    darkest = _darkest_radius(band, _RADII[_R_BAND], lowest)  # (points, directions)
     darkest_median = _median(darkest)
     round_rim = (np.abs(darkest - darkest_median[:, None]) <= 1.0).sum(axis=1)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
                 & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
     round_ok = round_rim >= MIN_DARK_DIRECTIONS
-    floor = _floor_round(prof, top, darkest_median, coloured & ~round_ok)
+    floor = _floor_round(prof, top, darkest_median, coloured & ~round_ok, lowest)
     # A pawn in a crowd (five or six on a source) has a darker neighbour just past its rim in one
     # direction or two: one direction short of round is let be, for a lit coloured top only
     # (`_refined` checks its colour; print's white and fingertips come that close too).
     one_short = coloured & ~round_ok & (floor < len(_ANGLES)) & (floor >= len(_ANGLES) - SHORT_OF_ROUND)
-    coloured &= round_ok | (floor >= len(_ANGLES) - SHORT_OF_ROUND)
+    round_ok |= floor >= len(_ANGLES) - SHORT_OF_ROUND
+    # Where a crowd's neighbours stand just past the rim, several directions are darkest out there,
+    # not at the rim; the brightness still falls to half at the rim. Round so alone, `_refined`
+    # asks the dome to stand on its tile (HALF_ROUND_GROUND). Asked only where half the directions
+    # or more are darkest at the rim already (the neighbours stand on one side; it costs less).
+    half_round = coloured & ~round_ok & (round_rim >= len(_ANGLES) // 2)
+    half_round[half_round] = _half_round(band[half_round], top[half_round], lowest[half_round]) >= len(_ANGLES)
+    coloured &= round_ok | half_round
     bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
     body = prof[:, _R_BODY].reshape(n, -1).mean(axis=1)
@@ -893,31 +952,51 @@ def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray
     quality = np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
                        np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
                                 np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
-    return quality, dark_body, one_short
+    return quality, dark_body, one_short, half_round & coloured
 
 
-def _darkest_radius(band: np.ndarray, radii: np.ndarray) -> np.ndarray:
+HALF_ROUND_MM = 1.0  # each direction's half-way fall within this of the directions' median: round
+HALF_ROUND_GROUND = 0.5  # a dome round only so: the share of its surroundings its tile's print fills (`_ground_shares`)
+
+
+def _half_round(band: np.ndarray, top: np.ndarray, lowest: np.ndarray) -> np.ndarray:
+    """Per point (`band`: its profile 3-9 mm out, (points, radii, directions); `lowest`: its minimum
+    over the radii): in how many directions its brightness falls half way from its top to that
+    direction's darkest within HALF_ROUND_MM of where it does in the directions' median. A dome's flank falls to half at its rim in every direction, whatever lies
+    beyond it; where a direction is darkest is a neighbour's shadow in a crowd (white pawns on a
+    source's white ring: tuning seeds 5284, 5495 missed so). A stretch of the print's ring does not
+    fall where it goes on."""
+    if not len(band):
+        return np.zeros(0, np.intp)
+    half = (top[:, None] + lowest) / 2
+    first = _RADII[_R_BAND][np.argmax(band <= half[:, None, :], axis=1)]  # (each direction reaches it: its lowest)
+    return (np.abs(first - _median(first)[:, None]) <= HALF_ROUND_MM).sum(axis=1)
+
+
+def _darkest_radius(band: np.ndarray, radii: np.ndarray, lowest: np.ndarray | None = None) -> np.ndarray:
     """radii[np.argmin(band, axis=1)] of a (points, radii, directions) array - the first radius
     where each direction is at its lowest - written out over the few radii (numpy's argmin over a
-    middle axis costs several times more)."""
-    lowest = _extreme_over_radii(band, np.minimum)
+    middle axis costs several times more). `lowest`: band's minimum over the radii, if taken already."""
+    lowest = _extreme_over_radii(band, np.minimum) if lowest is None else lowest
     out = np.full(lowest.shape, radii[-1])
     for i in range(band.shape[1] - 2, -1, -1):  # backwards: the first of equal lows wins
         out = np.where(band[:, i] == lowest, radii[i], out)
     return out
 
 
-def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray) -> np.ndarray:
+def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray,
+                 lowest: np.ndarray | None = None) -> np.ndarray:
     """Per point (0 where not `ask`ed): in how many directions it is as dark near the rim (within
     1 mm of the directions' median darkest distance) as anywhere out to 9 mm, to ROUND_FLOOR of the
     top's contrast. On a dark tile, or against the cap or a neighbour's shadow, a pawn's rim is no
     darker than what lies beyond it, and where exactly a direction is darkest is noise: such a rim
-    is still round (tuning seeds 3800-4199: pawns beside the cap, on a purple source, were missed)."""
+    is still round (tuning seeds 3800-4199: pawns beside the cap, on a purple source, were missed).
+    `lowest`: each point's minimum 3-9 mm out per direction, if taken already."""
     out = np.zeros(len(prof), np.intp)
     at = np.flatnonzero(ask)
     if len(at):
         band = prof[at, _R_BAND]  # (points, radii, directions)
-        lowest = _extreme_over_radii(band, np.minimum)
+        lowest = _extreme_over_radii(band, np.minimum) if lowest is None else lowest[at]
         near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
         at_rim = _extreme_over_radii(np.where(near_rim, band, np.inf), np.minimum)
         out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
@@ -1025,6 +1104,26 @@ def _clipped_flank(top: np.ndarray, flank: np.ndarray, palette: np.ndarray, ok: 
     return out
 
 
+def _pawn_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray, refs: np.ndarray,
+                tiles: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack: whether a top (`tops`, sRGB BGR) its tile's colour (`tiles`)
+    explains better than its best pawn colour (`refs`) is still that pawn: the top is clipped (it
+    has lost its hue where it clipped: a lime pawn on the yellow tile reads (100-115, 255, 255)) and
+    its flank 5-6 mm out is that pawn colour in shade (CLIPPED_FLANK_FIT), not the tile's colour in
+    shade. Tuning seeds 5583, 5862: lime pawns on solar, their flanks lime within 0.03 and the
+    tile's colour at 0.46-0.50; the one print read lime on 5000-5899 (5102, beside a black pawn on
+    the source) has a flank at 0.5 of lime."""
+    out = np.zeros(len(k), bool)
+    at = np.flatnonzero(tops.max(axis=1) >= SATURATED)
+    if len(at):
+        flank = _ring_colour(bgr, k[at], x[at], y[at], _INNER_RIM_RING)
+        # (its pawn colour and its tile's in one paired fit)
+        res = fit_residuals(np.concatenate([flank, flank]), np.concatenate([refs[at], tiles[at]]).astype(np.float32),
+                            k_range=(0.0, 1.0), w_max=0.0, paired=True)[:, 0].reshape(2, -1)
+        out[at] = (res[0] < CLIPPED_FLANK_FIT) & (res[1] >= MAX_COLOUR_RESIDUAL)
+    return out
+
+
 def _black_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per point: whether a black top's flank 5-6 mm out is that top in shade. On a source's white
     ring, or beside a lit tile, the rim 5.5-7.5 mm out takes in the blurred print and is no longer
@@ -1095,7 +1194,7 @@ def _named(best: int, res: np.ndarray, names, tile_res: float | None = None) -> 
     _PRINT when the tile's own colour explains it better (`tile_res`: its fit residual under it)."""
     if tile_res is not None and tile_res < res[best]:
         return _PRINT
-    return names[best] if res[best] < MAX_COLOUR_RESIDUAL else None
+    return names[best] if res[best] < NAMED_RESIDUAL else None
 
 
 def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:

@@ -119,13 +119,16 @@ def _dome_beside_the_cap(n: int = 184) -> np.ndarray:
 def test_a_pawn_on_a_dark_tile_beside_the_cap_is_a_dome(monkeypatch):
     """Beyond a pawn's rim a dark tile is as dark as the rim, and the cap darker still: towards the
     cap each direction is darkest 2 mm past the rim, but just as dark at the rim (seeds 3802, 4018:
-    such pawns were missed). Without the floor rule the same dome is refused."""
+    such pawns were missed). Its brightness falls to half at the rim all round too (`_half_round`).
+    Without the floor rule and the half-way roundness the same dome is refused."""
     import tablecam.vision.enix_pawns as pawns_module
 
     lum, at = _dome_beside_the_cap(), (np.zeros(1, np.intp), np.array([92]), np.array([92]))
-    quality, dark_only, lit_only, _ = pawns_module._dome(lum, *at)
+    quality, dark_only, lit_only, *_ = pawns_module._dome(lum, *at)
     assert np.isfinite(quality[0]) and not dark_only[0] and not lit_only[0]
     monkeypatch.setattr(pawns_module, "ROUND_FLOOR", -1.0)
+    assert np.isfinite(pawns_module._dome(lum, *at)[0][0])
+    monkeypatch.setattr(pawns_module, "HALF_ROUND_MM", -1.0)
     assert np.isnan(pawns_module._dome(lum, *at)[0][0])
 
 
@@ -147,7 +150,7 @@ def test_a_dome_found_near_a_peak_is_read_before_a_dark_body_there(monkeypatch):
 
     def fake_dome(lum, k, x, y):
         quality = np.array([12.0, 14.0, np.nan, np.nan, 13.0, np.nan])  # two peaks, three offsets each
-        return quality, np.array([False, True, False, False, True, False]), np.zeros(6, bool), np.zeros(6, bool)
+        return quality, np.array([False, True, False, False, True, False]), *(np.zeros(6, bool) for _ in range(3))
 
     monkeypatch.setattr(pawns_module, "_dome", fake_dome)
     monkeypatch.setattr(pawns_module, "_same_colour_rims", lambda bgr, k, x, y, palette=None: np.ones(len(x), bool))
@@ -262,13 +265,18 @@ def test_a_pawn_in_a_crowd_one_direction_short_of_round_is_a_dome_of_a_lit_colou
     """Five or six pawns on one source: past a pawn's rim its neighbours are darker, so several
     directions are darkest beyond the rim, and one is darker there than the floor rule allows
     (tuning seeds 4626, 4753, 4769: pink, lime, cyan pawns missed). One direction short of round
-    is a dome whose top must be a lit colour, not white (`_refined` checks it); none short, no dome."""
+    is a dome whose top must be a lit colour, not white (`_refined` checks it). Not even that, it
+    is still round where its brightness falls to half (`_half_round`: a dome `_refined` then asks
+    to stand on its tile); neither, no dome."""
     import tablecam.vision.enix_pawns as pawns_module
 
     lum, at = _dome_in_a_crowd(), (np.zeros(1, np.intp), np.array([92]), np.array([92]))
-    quality, dark_only, lit_only, _ = pawns_module._dome(lum, *at)
-    assert np.isfinite(quality[0]) and not dark_only[0] and lit_only[0]
+    quality, dark_only, lit_only, _, half_round = pawns_module._dome(lum, *at)
+    assert np.isfinite(quality[0]) and not dark_only[0] and lit_only[0] and not half_round[0]
     monkeypatch.setattr(pawns_module, "SHORT_OF_ROUND", 0)
+    quality, dark_only, lit_only, _, half_round = pawns_module._dome(lum, *at)
+    assert np.isfinite(quality[0]) and not dark_only[0] and not lit_only[0] and half_round[0]
+    monkeypatch.setattr(pawns_module, "HALF_ROUND_MM", -1.0)
     assert np.isnan(pawns_module._dome(lum, *at)[0][0])
 
 
@@ -336,7 +344,7 @@ def test_the_cheap_rejection_drops_no_point_the_full_check_takes():
                          (rim_dirs < pm.DARK_RIM * top[:, None]).sum(axis=1))
     got = pm._dome(stack.lum, k, x, y)
     assert np.isfinite(full[0]).sum() >= 3  # the three pawns at least
-    for a, b in zip(got, full):
+    for a, b in zip(got[:3] + got[4:], full):  # (clear_black is `_dome`'s own)
         assert np.array_equal(a, b, equal_nan=True)
 
 
@@ -643,3 +651,86 @@ def test_a_dome_of_no_pawns_colour_but_its_tiles_is_the_print_in_shade():
     patch = _pawn_patch(water, shaded, (92, 92))
     assert not _pawns_in_patches(_stack([patch]), names, refs, np.array([water], np.float32))[0]
     assert _pawns_in_patches(_stack([patch]), names, refs)[0] == [((92.0, 92.0), None)]  # no tile given
+
+
+def _profiles(falls_at_mm: float, stays_lit=(), n_dirs: int = 12) -> np.ndarray:
+    """One point's brightness profile (1, radii, directions) on `_RADII`: a top of 1.0 falling to
+    0.1 over 2 mm about `falls_at_mm`, then flat; the directions `stays_lit` stay at 1.0 out to 10 mm."""
+    import tablecam.vision.enix_pawns as pm
+
+    r = pm._RADII[:, None] * np.ones((1, n_dirs))
+    prof = np.clip(1.0 - 0.45 * (r - falls_at_mm + 1.0), 0.1, 1.0).astype(np.float32)
+    prof[:, list(stays_lit)] = 1.0
+    return prof[None]
+
+
+def test_a_dome_is_round_where_its_brightness_falls_to_half_whatever_lies_beyond():
+    """A pawn in a crowd: half its directions darkest at its rim, the others darker still beyond
+    it, at its neighbours (tuning seeds 5284, 5495: white pawns missed so). Its brightness falls
+    to half at the rim all round. A stretch of the print's ring does not fall along the ring."""
+    import tablecam.vision.enix_pawns as pm
+
+    def half_round(prof):
+        band = prof[:, pm._R_BAND]
+        return int(pm._half_round(band, prof[:, pm._R_TOP].reshape(1, -1).mean(axis=1),
+                                  pm._extreme_over_radii(band, np.minimum))[0])
+
+    crowd = _profiles(6.0)
+    crowd[:, pm._RADII >= 9.0, :3] = 0.02  # neighbours' shadows on one side
+    darkest = pm._darkest_radius(crowd[:, pm._R_BAND], pm._RADII[pm._R_BAND])
+    assert (np.abs(darkest - pm._median(darkest)[:, None]) <= 1.0).sum() < pm.MIN_DARK_DIRECTIONS  # not round so
+    assert half_round(crowd) == 12
+    assert half_round(_profiles(6.0, stays_lit=(2, 8))) <= 10  # the ring going on both ways
+
+
+def test_a_dome_round_only_where_it_falls_to_half_must_stand_on_its_tile(monkeypatch):
+    """`_refined` keeps a dome round only by `_half_round` when its tile's print fills
+    HALF_ROUND_GROUND of its surroundings (fingertips beside a tile were read so)."""
+    import tablecam.vision.enix_pawns as pm
+
+    def fake_dome(lum, k, x, y):
+        n = len(x)
+        return np.full(n, 12.0), np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool), np.ones(n, bool)
+
+    monkeypatch.setattr(pm, "_dome", fake_dome)
+    monkeypatch.setattr(pm, "_same_colour_rims", lambda bgr, k, x, y, palette=None: np.ones(len(x), bool))
+    stack, tiles = _stack(_noisy_patches(1)), np.array([[0, 200, 245]], np.float32)
+    args = (stack, np.array([0]), np.array([60]), np.array([60]), np.zeros(1), np.zeros(1), None, None)
+    monkeypatch.setattr(pm, "_ground_shares", lambda bgr, k, x, y, t: np.full(len(k), pm.HALF_ROUND_GROUND - 0.01))
+    assert _refined(*args, tiles) == []
+    assert len(_refined(*args)) == 1  # (no tiles known: nothing to ask)
+    monkeypatch.setattr(pm, "_ground_shares", lambda bgr, k, x, y, t: np.full(len(k), pm.HALF_ROUND_GROUND))
+    assert len(_refined(*args, tiles)) == 1
+
+
+def test_a_clipped_pawn_of_its_tiles_hue_is_told_by_its_flank():
+    """A lime pawn on the yellow tile: its clipped top reads (100-115, 255, 255), which the tile's
+    yellow explains better than lime (tuning seeds 5583, 5862: read as the tile's print). Its flank
+    5-6 mm out is lime in shade, not yellow: a pawn. A flank of the tile's own colour, or a top not
+    clipped, is not asked so."""
+    import tablecam.vision.enix_pawns as pm
+
+    yellow, lime = (0, 200, 245), (60, 224, 180)
+    patch = np.empty((184, 184, 3), np.uint8)
+    patch[:] = yellow
+    yy, xx = np.mgrid[0:184, 0:184]
+    r = np.hypot(xx - 92, yy - 92) / READ_PX_PER_MM
+    patch[r <= 8.0] = (50, 180, 145)  # the lime flank in shade
+    patch[r <= 3.0] = (105, 255, 255)  # its clipped top
+    other = patch.copy()
+    other[(r > 3.0) & (r <= 8.0)] = (0, 170, 210)  # the tile's yellow in shade
+    stack = _stack([patch, other])
+    k, x, y = np.array([0, 1, 0]), np.array([92, 92, 92]), np.array([92, 92, 92])
+    tops = np.array([[105, 255, 255], [105, 255, 255], [105, 240, 240]], np.float32)
+    refs, tiles = np.array([lime] * 3, np.float32), np.array([yellow] * 3, np.float32)
+    assert pm._pawn_flank(stack.bgr, k, x, y, tops, refs, tiles).tolist() == [True, False, False]
+
+
+def test_a_top_its_best_pawn_colour_explains_only_loosely_is_named_no_colour():
+    """NAMED_RESIDUAL: a source's inner disc in a crowd's shade fits brown at 0.27 (tuning seeds
+    5561, 5843); no pawn found on 5000-5899 fits its colour worse than 0.23."""
+    import tablecam.vision.enix_pawns as pm
+
+    names = ("white", "brown")
+    assert pm._named(1, np.array([0.5, pm.NAMED_RESIDUAL - 0.01]), names) == "brown"
+    assert pm._named(1, np.array([0.5, pm.NAMED_RESIDUAL + 0.01]), names) is None

@@ -23,6 +23,7 @@ class Blob:
     diameter_px: float
     bgr: tuple[float, float, float]  # median colour of the blob's inner part
     split: bool = False  # found only with its more colourful pixels (it touched something coloured)
+    part: bool = False  # not round, but within one piece's disc: a piece partly hidden (see PART_OF_DISC)
 
 
 def colourfulness(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -90,7 +91,7 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         if coloured > max_coloured * np.count_nonzero(inside) or coloured < least:
             continue
         for b in _blobs(roi[box], sel, diameter_px, size_tolerance, max_growth, strength[box]):
-            out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr, b.split))
+            out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr, b.split, b.part))
     return out
 
 
@@ -114,16 +115,22 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
     for i in range(1, count):
         x, y, w, h, area = stats[i]
         if area > (1 + grow) * area_disc and strength is not None and levels:
-            part = (labels[y:y + h, x:x + w] == i) & (strength[y:y + h, x:x + w] > levels[0])
-            for b in _blobs(bgr[y:y + h, x:x + w], part, diameter_px, size_tolerance, max_growth,
+            core = (labels[y:y + h, x:x + w] == i) & (strength[y:y + h, x:x + w] > levels[0])
+            for b in _blobs(bgr[y:y + h, x:x + w], core, diameter_px, size_tolerance, max_growth,
                             strength[y:y + h, x:x + w], levels[1:]):
-                out.append(Blob((b.centre_px[0] + x, b.centre_px[1] + y), b.diameter_px, b.bgr, True))
+                out.append(Blob((b.centre_px[0] + x, b.centre_px[1] + y), b.diameter_px, b.bgr, True, b.part))
             continue
         if not (1 - size_tolerance) * area_disc <= area <= (1 + grow) * area_disc:
             continue
-        if max(w, h) > 1.5 * min(w, h) or area < 0.6 * w * h:
-            continue
         blob = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        part = False
+        if max(w, h) > 1.5 * min(w, h) or area < 0.6 * w * h:
+            # Not round: a sleeve's or a finger's edge, or a piece a finger or its shade half hides,
+            # which still lies within one piece's disc (the caller asks more of its colour).
+            _, radius = cv2.minEnclosingCircle(cv2.findNonZero(blob))
+            if 2 * radius > PART_OF_DISC * diameter_px:
+                continue
+            part = True
         inner = cv2.erode(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         use = inner if np.count_nonzero(inner) >= 6 else blob
         pixels = bgr[y:y + h, x:x + w][use.astype(bool)].astype(np.float32)
@@ -131,5 +138,11 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
         spread = pixels.max(axis=1) - pixels.min(axis=1)
         colour = np.median(pixels[spread >= np.median(spread)], axis=0)
         out.append(Blob((float(centroids[i][0]), float(centroids[i][1])), 2 * math.sqrt(area / math.pi),
-                        tuple(float(c) for c in colour)))
+                        tuple(float(c) for c in colour), part=part))
     return out
+
+
+# A blob that is not round counts as part of a piece when it fits in a circle this much wider than
+# the piece: the parts of stones a finger or its shade left in view fitted 0.82-1.15 of a stone's
+# disc (seeds 6496, 6620, 6629, 6487, 5569); a finger's or a sleeve's coloured edge is longer.
+PART_OF_DISC = 1.2

@@ -40,7 +40,7 @@ from tablecam.calibration.geometry import TableGeometry
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
 from .board_lattice import TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, other_fits, site_residuals
-from .colour_blobs import blobs_in_regions
+from .colour_blobs import blobs_in_regions, colourfulness
 from .face_down import find_face_down
 from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, faces_matching,
                              read_faces)
@@ -187,14 +187,18 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
     if _board_score(best)[0] <= FEW_TILES:
         # A few tiles, a hand over the rest: the marks may agree on a lattice turned away from the
         # board (seeds 5650, 6293, 6408: 20-34 degrees off, one to three tiles lost). The tiles'
-        # straight outlines give the angle; the lattice there is read, and wins as the fallbacks do.
-        angle = _outline_angle(search, spots_mm, strength)
+        # straight outlines give the angle; the lattice there is read, and wins as the fallbacks do,
+        # or without a tile of two discs when it reads more faces than a small board shows: under a
+        # hand the discs in view are few (seed 6485: six tiles read, one disc spot among them), and
+        # a pale table's cell beside a real tile (seed 5133) is one or two.
+        angle = _outline_angle(search, spots_mm, strength, tile)
         if angle is not None and abs((angle - best[0].angle_deg + 45.0) % 90.0 - 45.0) > OUTLINE_DISAGREES_DEG:
             other = fit_at_angle(spots_mm, strength, tile, SITE, angle, allow_bend=settings.profile is None)
             if other is not None:
                 reading = _read_lattice(frame, fix, search, other.lattice, other, spots_mm, strength, state,
                                         settings, model, light)
-                if _more_tiles(reading, best) and _tile_with_discs(reading[4], other, strength):
+                if _more_tiles(reading, best) and (_tile_with_discs(reading[4], other, strength)
+                                                   or _board_score(reading)[0] > FEW_TILES):
                     best = reading
     lattice, cells, parts, stone_cells, verdicts, support, remembered = best
     if parts:
@@ -453,14 +457,28 @@ OUTLINE_DISAGREES_DEG = 8.0  # the lattices that lost tiles were 15-45 degrees o
 OUTLINE_REACH_MM = 37.0  # around the disc spots: the tiles they lie on and their outlines
 OUTLINE_MIN_LINE_MM = 18.0  # a straight edge this long (a tile's side is 30 mm; rings are curved)
 OUTLINE_LINES = 20  # the strongest lines vote
+# The box the outlines are looked for in holds the marks this near the strongest only: a speck far
+# off widened it to 200 x 330 mm (seed 6485), where a hand's long edges outvoted the tiles'.
+OUTLINE_BOX_MM = 90.0
+OUTLINE_PAPER_PX = 2  # an edge counts within this many pixels of paper: tiles' sides and gaps have paper beside
+OUTLINE_PITCH_MM = 2.0  # two parallel outlines a whole number of tiles apart, give or take this
+OUTLINE_PITCHES = (1, 2, 3)
+OUTLINE_PEAKS = 3  # the angles tried, most voted first
+OUTLINE_PARALLEL_DEG = 1.5
 
 
-def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray) -> float | None:
-    """The angle (degrees, mod 90) most of the straight edges near the disc spots share: tiles'
-    sides and the gaps between tiles, whatever the marks say; None without such edges."""
-    marks = spots_mm[strength >= MIN_SPOT]
+def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
+                   tile_mm: float = TILE_MM) -> float | None:
+    """The angle (degrees, mod 90) the straight edges beside paper near the disc spots share, where two
+    of them lie a whole number of tiles apart: tiles' sides and the gaps between tiles, whatever
+    the marks say; None without such edges. Wood grain, a cloth's weave and a hand's edges on the
+    table have no paper beside them; a finger's edges over a tile do, but are not a tile apart."""
+    keep = strength >= MIN_SPOT
+    marks = spots_mm[keep]
     if len(marks) == 0:
         return None
+    strongest = marks[int(np.argmax(strength[keep]))]
+    marks = marks[np.hypot(*(marks - strongest).T) <= OUTLINE_BOX_MM]
     px = search.mm_to_px(marks)
     pad = OUTLINE_REACH_MM * search.ppm
     h, w = search.grey.shape
@@ -468,18 +486,53 @@ def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray) 
     x1, y1 = np.minimum(np.ceil(px.max(axis=0) + pad).astype(int), (w, h))
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
-    edges = cv2.Canny(search.grey[y0:y1, x0:x1], 30, 80)
+    box = (slice(y0, y1), slice(x0, x1))
+    edges = cv2.Canny(search.grey[box], 30, 80)
+    paper = _paper_pixels(search, box)
+    if paper is not None:
+        side = 2 * OUTLINE_PAPER_PX + 1
+        edges &= cv2.dilate(paper.view(np.uint8), np.ones((side, side), np.uint8)) * np.uint8(255)
     lines = cv2.HoughLines(edges, 1, np.pi / 360, int(round(OUTLINE_MIN_LINE_MM * search.ppm)))
     if lines is None:
         return None
+    lines = lines[:, 0, :]
     # A line's normal angle, mod 90: a square lattice's sides share one. The strongest lines first.
-    angles = (np.degrees(lines[:OUTLINE_LINES, 0, 1]) + 45.0) % 90.0 - 45.0
+    angles = (np.degrees(lines[:OUTLINE_LINES, 1]) + 45.0) % 90.0 - 45.0
     votes = np.zeros(90)
     np.add.at(votes, np.round(angles + 45.0).astype(int) % 90, 1.0 / (1.0 + 0.1 * np.arange(len(angles))))
-    peak = int(np.argmax(votes + np.roll(votes, 1) + np.roll(votes, -1))) - 45
-    off = (angles - peak + 45.0) % 90.0 - 45.0
-    near = np.abs(off) <= 1.5
-    return float(peak + off[near].mean()) if near.any() else float(peak)
+    votes = votes + np.roll(votes, 1) + np.roll(votes, -1)
+    for top in np.argsort(-votes, kind="stable")[:OUTLINE_PEAKS]:
+        if votes[top] <= 0:
+            break
+        off = (angles - (top - 45) + 45.0) % 90.0 - 45.0
+        near = np.abs(off) <= OUTLINE_PARALLEL_DEG
+        angle = float(top - 45 + off[near].mean()) if near.any() else float(top - 45)
+        if _tiles_apart(lines, angle, search.ppm * tile_mm, search.ppm * OUTLINE_PITCH_MM):
+            return angle
+    return None
+
+
+def _paper_pixels(search: _Search, box) -> np.ndarray | None:
+    """Which pixels of the box are paper: neutral once white balanced and not dark against the
+    markers' paper; None when the light is not known."""
+    if search.light is None:
+        return None
+    tint = colourfulness(search.light.correct(search.bgr[box]), search.white[box])
+    return (tint <= MAX_PAPER_TINT) & (search.grey[box] >= _paper_floor(search.light))
+
+
+def _tiles_apart(lines: np.ndarray, angle_deg: float, tile_px: float, tolerance_px: float) -> bool:
+    """Two of the Hough lines (rho, theta) run along `angle_deg` or across it and lie 1-3 tiles apart."""
+    theta = np.degrees(lines[:, 1])
+    for direction in (angle_deg, angle_deg + 90.0):
+        off = (theta - direction + 180.0) % 360.0 - 180.0  # theta and theta + 180 are one line, rho flipped
+        flipped = np.abs(off) > 90.0
+        along = np.abs((off + 90.0) % 180.0 - 90.0) <= OUTLINE_PARALLEL_DEG
+        rho = np.where(flipped, -lines[:, 0], lines[:, 0])[along]
+        gaps = np.abs(rho[:, None] - rho[None, :])
+        if any((np.abs(gaps - k * tile_px) <= tolerance_px).any() for k in OUTLINE_PITCHES):
+            return True
+    return False
 
 
 def _tile_with_discs(verdicts: dict, fit, strength: np.ndarray, least: int = 2) -> bool:
@@ -859,7 +912,7 @@ def _find_stones(search: _Search, lattice: Lattice, cells: list[tuple[int, int]]
     stones = []
     for b in blobs:
         centre = search.px_to_mm(np.array([b.centre_px]))[0]
-        if _lab_chroma(b.bgr) < (MIN_SPLIT_STONE_CHROMA if b.split else _least_chroma(b.bgr)):
+        if _lab_chroma(b.bgr) < _least_blob_chroma(b):
             continue  # skin, a sleeve, a shadow: not a coloured piece
         colour = stone_colour(b.bgr, profile)
         units = lattice.to_units(centre[None])[0]
@@ -899,6 +952,11 @@ MAX_RED_HUE_DEG = 38.0
 # A blob cut out of a larger coloured one (a stone touching a fingertip) must be vivid: the most
 # colourful core of a finger reached Lab chroma 31 (seed 3063), stones touching one 58-64 (3208, 3234).
 MIN_SPLIT_STONE_CHROMA = 45.0
+# A blob that is only part of a stone's disc (colour_blobs.PART_OF_DISC: a finger or its shade over
+# the stone) must be vivid: on seeds 5400-6699 (the first lattice's cells) such parts of stones showed
+# 26-57 (49-57 on 6629, 6487, 5569; 6620's half stone in a finger's shade 34), the 122 as small and
+# not round that were no stone (skin, wood, cloth) 31.7 at most.
+MIN_PART_STONE_CHROMA = 45.0
 
 
 def stone_colour(bgr, profile) -> str | None:
@@ -939,6 +997,16 @@ def _least_chroma(bgr) -> float:
     if lab[1] < 0 or lab[2] < 0 or math.degrees(math.atan2(lab[2], lab[1])) < MAX_RED_HUE_DEG:
         return MIN_COOL_STONE_CHROMA
     return MIN_WARM_STONE_CHROMA
+
+
+def _least_blob_chroma(b) -> float:
+    """The least Lab chroma a colour blob must show to be a stone: more for a blob cut out of a larger
+    one (a stone touching a finger) or only part of a disc (a stone partly hidden)."""
+    if b.part:
+        return MIN_PART_STONE_CHROMA
+    if b.split:
+        return MIN_SPLIT_STONE_CHROMA
+    return _least_chroma(b.bgr)
 
 
 def _lab_chroma(bgr) -> float:
@@ -1054,9 +1122,19 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                     support.get(cell, 0.0), cell in stone_bearing)):
             out[cell] = _Verdict("covered", r, None)
         elif stone_bearing.get(cell) and _something_over(k, tint, visible) \
-                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings):
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners=True):
             # A hand over all of a tile but the stones on it: its quadrants are skin, yet the stones
-            # lie on paper, beside a tile that reads (a supply on the table has no paper beside it).
+            # lie on paper, beside a tile that reads (a supply on the table has no paper beside it),
+            # or at its corner, the hand over the tile between as well (seed 6510; _board keeps such
+            # a tile with its stone).
+            out[cell] = _Verdict("covered", r, None)
+        elif stone_bearing.get(cell) and _odd_quadrant(r, visible[k]) and board_white is not None \
+                and _partly_paper(k, whites, tint, board_white) \
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings):
+            # A finger in its own shade over a quadrant of a tile carrying a stone: too dark to count
+            # as coloured, and no face's ink either, while the rest of the cell is paper and print
+            # beside a tile that reads and the stone lies on paper (seeds 5823, 6491: the stone was
+            # dropped with its tile).
             out[cell] = _Verdict("covered", r, None)
         else:
             out[cell] = _Verdict("none", r, None)
@@ -1179,12 +1257,13 @@ def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:
     return bool((tint[k] > MAX_PAPER_TINT)[visible[k]].any())
 
 
-def _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings) -> bool:
+def _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners: bool = False) -> bool:
     """A bare cell with a stone counts as a tile only beside a tile that shows its ink (a stone on
     the table next to the board is a player's supply, and a light table looks like bare paper).
     That tile may carry a stone too, as long as the ink it leaves in view is a tile's (a column of
-    tiles each under a stone)."""
-    for n in _neighbours(cell):
+    tiles each under a stone). `corners`: a tile touching the cell at a corner counts too."""
+    i, j = cell
+    for n in _neighbours(cell) + ([(i + 1, j + 1), (i + 1, j - 1), (i - 1, j + 1), (i - 1, j - 1)] if corners else []):
         if n in cells:
             k = cells.index(n)
             if fits[k] and paper_ok[k] and (visible[k].all() or _visible_ink(model, readings[k], visible[k]) > 1.0):
@@ -1433,8 +1512,11 @@ def _use(face: Face, used: dict[int, int]) -> None:
 # A big tile's catalyst from the area of its central mark (mm2 of missing ink, white on a black
 # micropul or black on a white one, within 4 mm of the centre): an integral, so blur and half a pixel
 # of misplacement hardly change it, unlike the mark's shape. Measured on both artworks: a dot
-# 5-12 mm2, a plus 11-25 mm2 (the simulator's drawing prints them larger than the sheet).
-BIG_CATALYST_SPLIT = {"B": 12.8, "W": 10.0}
+# 5-12 mm2, a plus 11-25 mm2 (the simulator's drawing prints them larger than the sheet). On seeds
+# 5400-6699 (first lattice read, 1455 big tiles): white dots 3.5-9.55, white pluses 11.02-21.3 (the
+# white split sits in the middle of that gap since session 10: at 10.0 two dots fell in the unsure
+# band, one left unknown, seed 6389), black dots 5.0-11.5, black pluses 12.8-25.3.
+BIG_CATALYST_SPLIT = {"B": 12.8, "W": 10.3}
 BIG_CATALYST_UNSURE = 0.6  # mm2 either side of the split: the templates decide, or unknown
 # ... by this margin (squared-darkness units for a 60 px tile, as MIN_MARGIN) between the two big
 # faces of that colour: on seeds 1000-1099 a dot read against a plus by at most 0.12 the wrong way,

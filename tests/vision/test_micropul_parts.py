@@ -441,6 +441,64 @@ def test_a_finger_in_shade_over_one_quadrant_leaves_the_tile_covered(blur_mm, ba
     assert (verdict(shaded).kind, verdict(shaded).face) == ("covered", None)
 
 
+def test_half_a_stone_in_view_is_a_part_of_a_stone_and_a_coloured_strip_is_nothing():
+    # Seed 6629: a finger over half a blue stone leaves a half disc, not round, which was passed
+    # over; it fits in one stone's disc, a finger's or a sleeve's coloured edge does not.
+    from tablecam.vision.colour_blobs import blobs_in_regions
+
+    img = np.full((60, 120, 3), 235, np.uint8)
+    cv2.circle(img, (30, 30), 7, (170, 60, 40), -1)  # a blue stone ...
+    cv2.rectangle(img, (15, 31), (45, 45), (235, 235, 235), -1)  # ... its lower half hidden
+    cv2.rectangle(img, (70, 27), (95, 32), (170, 60, 40), -1)  # a blue strip of a stone's area, twice as long
+    white = np.full(img.shape[:2], 235, np.uint8)
+    regions = [np.array([[x, 1], [x + 57, 1], [x + 57, 58], [x, 58]], np.float64) for x in (1, 61)]
+    blobs = blobs_in_regions(img, white, regions, 14.0, size_tolerance=0.55, max_coloured=0.9, max_growth=0.7)
+    assert len(blobs) == 1 and blobs[0].part and not blobs[0].split
+    assert abs(blobs[0].centre_px[0] - 30) < 1.0 and 24 < blobs[0].centre_px[1] < 30  # the half's centre
+
+
+def test_a_part_of_a_stone_counts_only_when_vivid():
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import MIN_PART_STONE_CHROMA, _lab_chroma, _least_blob_chroma
+
+    pale_blue = (150.0, 110.0, 95.0)  # a glare-washed blue: a stone when round
+    blob = SimpleNamespace(bgr=pale_blue, split=False, part=False)
+    assert _lab_chroma(pale_blue) >= _least_blob_chroma(blob)
+    part = SimpleNamespace(bgr=pale_blue, split=False, part=True)
+    assert _lab_chroma(pale_blue) < MIN_PART_STONE_CHROMA == _least_blob_chroma(part)
+
+
+def test_a_stone_on_a_tile_a_finger_in_shade_reaches_over_stays_with_its_tile():
+    # Seeds 5823, 6491: a stone on a tile one of whose quadrants a finger in its own shade covers
+    # (dark, not coloured: no "something over" by colour), beside a tile that reads; the tile
+    # fitted no face and was taken for table, and the stone was dropped with it. One quadrant far
+    # off while the rest fits, the stone on paper: the tile is there, covered.
+    from tablecam.vision.micropul import _fits, _judge
+
+    model = face_model(60)
+    beside = _drawn_tile(Face("B", "1", ".", "W"), 0.5)
+    under = _drawn_tile(Face("W", ".", "B", "2"), 0.5).astype(np.float32)
+    under[44:, 44:] = np.minimum(under[44:, 44:], 0.3 * 238)  # a finger's shade over a corner
+    under = cv2.GaussianBlur(under, (0, 0), 1.0).astype(np.uint8)
+    dark, whites = tile_darkness(np.stack([beside, under]), 60, 6)
+    visible = np.array([[True] * 4, [False, True, True, True]])  # the stone hides the upper left
+    readings = read_faces(model, dark, visible)
+    fits = np.array(_fits(model, readings, dark, visible), bool)
+    assert fits[0] and not fits[1]  # the case: the covered tile fits no face
+
+    def verdicts(cells, stone_bearing):
+        k = [(0, 0), (1, 0)].index
+        idx = [k(c) for c in cells]
+        return _judge(model, [readings[i] for i in idx], visible[idx], whites[idx], np.zeros((len(idx), 4), np.float32),
+                      fits[idx], cells, {}, 60, stone_bearing)
+
+    assert verdicts([(0, 0), (1, 0)], {(1, 0): True})[(1, 0)].kind == "covered"
+    assert verdicts([(0, 0), (1, 0)], {})[(1, 0)].kind == "none"  # no stone: nothing says a tile is there
+    assert verdicts([(0, 0), (1, 0)], {(1, 0): False})[(1, 0)].kind == "none"  # the stone has no paper beside it
+    assert verdicts([(1, 0)], {(1, 0): True})[(1, 0)].kind == "none"  # no tile beside it: a supply on the table
+
+
 def test_one_loose_quadrant_is_odd_only_when_the_rest_of_the_tile_fits_far_better():
     from types import SimpleNamespace
 
@@ -777,15 +835,10 @@ def test_the_lattices_tried_when_the_cheapest_shows_no_tile_include_the_board():
     assert not any(_same_lattice(a, b) for i, a in enumerate(lattices) for b in lattices[i + 1:])
 
 
-def test_the_tiles_outlines_give_the_boards_angle_whatever_the_discs_say():
-    # Seed 6408: two tiles, no hand, whose disc spots fitted a lattice 20 degrees off; the tiles'
-    # straight sides and the gap between them show the board's angle.
-    from types import SimpleNamespace
-
-    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
-
-    ppm, angle = 1.2, 17.8
-    img = np.full((300, 300), 90, np.uint8)  # a darker table
+def _two_tiles_on_a_table(angle: float, ppm: float = 1.2, size: int = 300):
+    """A grey picture of two tiles side by side (rings on their sites) on a darker table, turned by
+    `angle`, and the rings' centres (mm)."""
+    img = np.full((size, size), 90, np.uint8)  # a darker table
     rot = np.array([[math.cos(math.radians(angle)), -math.sin(math.radians(angle))],
                     [math.sin(math.radians(angle)), math.cos(math.radians(angle))]])
     spots = []
@@ -796,7 +849,51 @@ def test_the_tiles_outlines_give_the_boards_angle_whatever_the_discs_say():
             site = centre + rot @ (np.array(sign) * 0.283 * 30.0)
             cv2.circle(img, tuple(int(v) for v in np.round(site * ppm)), int(round(4.35 * ppm)), 40, 2)
             spots.append(site)
-    search = SimpleNamespace(grey=cv2.GaussianBlur(img, (0, 0), 0.8), ppm=ppm, mm_to_px=lambda mm: np.asarray(mm) * ppm)
-    got = _outline_angle(search, np.array(spots), np.full(len(spots), 2 * MIN_SPOT))
+    return img, np.array(spots)
+
+
+def _grey_search(img: np.ndarray, ppm: float = 1.2):
+    from types import SimpleNamespace
+
+    # No light reference: every pixel may be paper (the paper test needs the frame's white balance).
+    return SimpleNamespace(grey=cv2.GaussianBlur(img, (0, 0), 0.8), ppm=ppm, light=None,
+                           mm_to_px=lambda mm: np.asarray(mm) * ppm)
+
+
+def test_the_tiles_outlines_give_the_boards_angle_whatever_the_discs_say():
+    # Seed 6408: two tiles, no hand, whose disc spots fitted a lattice 20 degrees off; the tiles'
+    # straight sides and the gap between them show the board's angle.
+    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
+
+    angle = 17.8
+    img, spots = _two_tiles_on_a_table(angle)
+    search = _grey_search(img)
+    got = _outline_angle(search, spots, np.full(len(spots), 2 * MIN_SPOT))
     assert got is not None and abs((got - angle + 45.0) % 90.0 - 45.0) < 1.0
-    assert _outline_angle(search, np.array(spots), np.zeros(len(spots))) is None  # no disc spot: no board
+    assert _outline_angle(search, spots, np.zeros(len(spots))) is None  # no disc spot: no board
+
+
+def test_a_speck_far_off_and_a_hands_edge_there_do_not_turn_the_outlines():
+    # Seed 6485: a faint speck 200 mm from the board widened the box the outlines were looked for
+    # in, and a hand's long straight edges there outvoted the tiles' sides (41 degrees off).
+    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
+
+    angle = 17.0
+    img, spots = _two_tiles_on_a_table(angle, size=560)
+    for offset in range(0, 60, 12):  # a hand's long straight edges, level, 150-200 mm off
+        cv2.rectangle(img, (300, 190 + offset), (540, 196 + offset), 200, -1)
+    speck = np.array([[350.0, 200.0]])
+    weights = np.r_[np.full(len(spots), 4 * MIN_SPOT), MIN_SPOT]
+    got = _outline_angle(_grey_search(img), np.r_[spots, speck], weights)
+    assert got is not None and abs((got - angle + 45.0) % 90.0 - 45.0) < 1.0
+
+
+def test_straight_edges_that_are_no_tile_apart_give_no_angle():
+    # A finger's two sides are straight and parallel but 15-20 mm apart, not a tile's 30: no angle
+    # from them (the lattice the marks fit stays).
+    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
+
+    img = np.full((300, 300), 90, np.uint8)
+    cv2.rectangle(img, (40, 100), (260, 100 + int(round(17 * 1.2))), 220, -1)  # a pale finger, 17 mm wide
+    marks = np.array([[100.0, 90.0], [140.0, 90.0]])
+    assert _outline_angle(_grey_search(img), marks, np.full(2, 2 * MIN_SPOT)) is None

@@ -324,7 +324,9 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     # Asked only of a peak's best offset, until its best is no such dome or stands on its tile:
     # the same readings as asking every offset (an offset not asked is no peak's reading, and the
     # dark bodies it keeps out are kept out by the best), at a fraction of the points.
-    pending = rim_ok & half_round if tiles is not None else np.zeros(quality.size, bool)
+    if tiles is None:  # (no tile to stand on is known: a dome round only so is not a pawn)
+        rim_ok &= ~half_round
+    pending = rim_ok & half_round
     while True:
         rows, best, good = _best_offsets(quality, needs_dark, rim_ok)
         ask = rows * quality.shape[1] + best
@@ -465,7 +467,7 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
         maybe = tile_res < best_res
         asked = np.isin(np.arange(len(tiles)), k[maybe])
         own_lum = np.array([np.nan if v is None else v for v in _print_brightness(stack, tiles, refs, asked)],
-                           np.float32)[k]
+                           np.float64)[k]  # (float64: the comparison is the same on numpy 1 and 2)
         with np.errstate(invalid="ignore"):
             print_like = maybe & (stack.lum[k, y + STACK_PAD, x + STACK_PAD] >= PRINT_LUM * own_lum)
     # ... unless it is a clipped pawn of a colour like its tile's (lime on yellow: `_pawn_flank`).
@@ -492,9 +494,12 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
                 continue
             if goes_on[i] and (white is None or colour != names[white]):
                 continue  # its colour goes on past its rim: a finger (a white pawn stands on a source's white)
-            if white is not None and colour == names[white] and rim_over_top[i] >= RING_GOES_ON:
+            # (These two ask the best fit when no colour was named: a top fitting white or black too
+            # loosely to be named is no pawn of no colour where it would be refused as one.)
+            seen = best[i] if colour is None else (None if colour is _PRINT else names.index(colour))
+            if white is not None and seen == white and rim_over_top[i] >= RING_GOES_ON:
                 continue  # a white top with a rim as bright in some direction: the source's ring going on
-            if strip[i] and colour is not None and colour is not _PRINT and black_refs[names.index(colour)]:
+            if strip[i] and seen is not None and black_refs[seen]:
                 continue  # a black reading inside a dark band longer than a pawn: a hand's shadow
             if colour is not _PRINT:
                 kept[i] = colour
@@ -969,8 +974,9 @@ def _half_round(band: np.ndarray, top: np.ndarray, lowest: np.ndarray) -> np.nda
     if not len(band):
         return np.zeros(0, np.intp)
     half = (top[:, None] + lowest) / 2
-    first = _RADII[_R_BAND][np.argmax(band <= half[:, None, :], axis=1)]  # (each direction reaches it: its lowest)
-    return (np.abs(first - _median(first)[:, None]) <= HALF_ROUND_MM).sum(axis=1)
+    first = _RADII[_R_BAND][np.argmax(band <= half[:, None, :], axis=1)]  # (a direction that falls reaches it: its lowest)
+    falls = lowest < top[:, None]  # (one that does not fall - flat, or brighter than the top - is not round there)
+    return ((np.abs(first - _median(first)[:, None]) <= HALF_ROUND_MM) & falls).sum(axis=1)
 
 
 def _darkest_radius(band: np.ndarray, radii: np.ndarray, lowest: np.ndarray | None = None) -> np.ndarray:

@@ -698,7 +698,7 @@ def test_a_dome_round_only_where_it_falls_to_half_must_stand_on_its_tile(monkeyp
     args = (stack, np.array([0]), np.array([60]), np.array([60]), np.zeros(1), np.zeros(1), None, None)
     monkeypatch.setattr(pm, "_ground_shares", lambda bgr, k, x, y, t: np.full(len(k), pm.HALF_ROUND_GROUND - 0.01))
     assert _refined(*args, tiles) == []
-    assert len(_refined(*args)) == 1  # (no tiles known: nothing to ask)
+    assert _refined(*args) == []  # (no tiles known: a dome round only by its half-way fall has no ground to stand on)
     monkeypatch.setattr(pm, "_ground_shares", lambda bgr, k, x, y, t: np.full(len(k), pm.HALF_ROUND_GROUND))
     assert len(_refined(*args, tiles)) == 1
 

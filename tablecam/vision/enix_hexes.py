@@ -12,7 +12,9 @@ lattice. The layout is read in two steps on the coarse class map (enix_search.py
 2. Cells: every lattice cell near the seeds is measured, the share of its hexagon in each
    energy's colour; each energy goes to the cell it fills best (one tile per energy, one tile per
    cell). A tile seen whole gets its own centroid (real tiles are not laid exactly on a lattice);
-   one partly hidden (a hand) gets its cell's centre, which the hidden part cannot pull.
+   one partly hidden (a hand) gets its cell's centre, which the hidden part cannot pull. A partly
+   seen one with no tile beside it is dropped: tiles lie edge to edge, so that is a card of its
+   colour while the tile itself is hidden.
 """
 
 from __future__ import annotations
@@ -71,19 +73,9 @@ def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, pp
     origin = _lattice_origin(centres_mm, angle)
     cells = _cells_near(centres_mm, origin, angle)
     fills = _cell_fills(cmap, energies, cells, origin, angle, mm_to_px, ppm)  # (cells, energies)
-    taken_cells: set[int] = set()
     out: list[HexFit] = []
-    # Greedy: the surest (cell, energy) pairs first; each cell and each energy used once.
-    order = np.dstack(np.unravel_index(np.argsort(-fills, axis=None), fills.shape))[0]
-    done: set[int] = set()
-    for c, e in order:
+    for c, e in _chosen(cells, fills / PRINT_SHARE):
         share = fills[c, e] / PRINT_SHARE
-        if share < MIN_FILL:
-            break
-        if c in taken_cells or e in done:
-            continue
-        taken_cells.add(int(c))
-        done.add(int(e))
         centre = _cell_centre(cells[c], origin, angle)
         snapped = True
         covering = _covering_centre(cmap, energies[e], centre, angle, mm_to_px, px_to_mm, ppm)
@@ -97,6 +89,39 @@ def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, pp
             centre = covering
         out.append(HexFit(energies[e], (float(centre[0]), float(centre[1])), angle, float(share), snapped))
     return out
+
+
+def _chosen(cells: np.ndarray, shares: np.ndarray) -> list[tuple[int, int]]:
+    """(cell, energy) pairs: the surest first, each cell and each energy used once (greedy), less
+    the partly seen tiles that lie off the layout (_off_layout)."""
+    flat = np.argsort(-shares, axis=None)[:int(np.count_nonzero(shares >= MIN_FILL))]
+    out: list[tuple[int, int]] = []
+    taken_cells: set[int] = set()
+    done: set[int] = set()
+    for c, e in zip(*(a.tolist() for a in np.unravel_index(flat, shares.shape))):
+        if c in taken_cells or e in done:
+            continue
+        taken_cells.add(c)
+        done.add(e)
+        out.append((c, e))
+    return [p for p, off in zip(out, _off_layout(cells, shares, out)) if not off]
+
+
+_NEIGHBOURS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))  # a cell's six, in (i, j) steps
+
+
+def _off_layout(cells: np.ndarray, shares: np.ndarray, pairs: list[tuple[int, int]]) -> list[bool]:
+    """For each chosen pair: a partly seen tile with no other tile beside it. The rules lay tiles
+    edge to edge, so such a patch of a colour is no tile: a card of that colour whose own tile is
+    hidden under a hand, the card then cut from the map as a tile (5361, 5411, 5494, 5834). Its
+    energy stays unread, never placed on the card. A tile seen whole stands on its own, and so do
+    tiles beside each other (the hand over a layout's middle leaves groups of them)."""
+    if len(pairs) < 2:
+        return [False] * len(pairs)
+    placed = {(int(cells[c][0]), int(cells[c][1])) for c, _ in pairs}
+    return [shares[c, e] < WHOLE_FILL
+            and not any((int(cells[c][0]) + i, int(cells[c][1]) + j) in placed for i, j in _NEIGHBOURS)
+            for c, e in pairs]
 
 
 # --- step 1: seeds ---------------------------------------------------------------------------------

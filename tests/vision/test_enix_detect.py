@@ -762,3 +762,42 @@ def test_a_lone_head_is_an_enix_face_where_its_border_shows_round_it():
     assert [(c.energy, c.face_up) for c in cards] == [("enix", True)]
     assert math.dist(cards[0].centre, (300.0, 200.0)) < 0.5
     assert read_cards(_FaceView(False), [head], ("biomass",))[0] == []
+
+
+def test_a_card_of_a_hidden_tiles_colour_off_the_layout_is_not_that_tile():
+    """Tiles lie edge to edge: a solar card three cells off the layout, its tile hidden under a
+    hand but for a part against the layout that fills less of a cell than the card (5361, 5411,
+    5494, 5834), is no solar tile: solar stays unread, never placed on the card. The same part
+    alone (no card) is the tile."""
+    import cv2
+
+    from tablecam.vision.enix_hexes import PITCH_MM, _hexagon_mm, find_hexes
+
+    d0, d1 = np.array([0.0, -PITCH_MM]), PITCH_MM * np.array([math.sqrt(3) / 2, -0.5])  # side angle 0
+    a = np.array([150.0, 200.0])
+    whole = {"water": a, "geothermal": a + d0, "waves": a - d0, "wind": a + d1, "biomass": a + d1 - d0}
+    part = a - d0 + 2 * d1  # solar's cell, beside wind and biomass (x 342 mm)
+    card = a - 2 * d0 + 4 * d1  # three cells from the layout (x 534 mm)
+
+    def paint(labels, names, with_card: bool):
+        px = lambda mm: np.round(np.asarray(mm) * 0.5).astype(np.int32)  # noqa: E731 (the map is 0.5 px/mm)
+        for energy, centre in whole.items():
+            cv2.fillConvexPoly(labels.view(np.uint8), px(_hexagon_mm(centre, 0.0)), names.index(energy))
+        solar = np.zeros(labels.shape, np.uint8)
+        cv2.fillConvexPoly(solar, px(_hexagon_mm(part, 0.0)), 1)
+        solar[:, int(round((part[0] - 10) * 0.5)):] = 0  # the hand covers all but its left ~40 %
+        if with_card:
+            cv2.rectangle(solar, tuple(px(card - (30, 45))), tuple(px(card + (30, 45))), 1, -1)  # a 60 x 90 mm card
+        labels[solar > 0] = names.index("solar")
+
+    def found(with_card: bool) -> dict:
+        cmap = _synthetic_map(lambda labels, names: paint(labels, names, with_card))
+        hexes = find_hexes(cmap, cmap.names[:6], lambda p: np.asarray(p, np.float64) / 0.5,
+                           lambda p: np.asarray(p, np.float64) * 0.5, 0.5)
+        return {h.energy: h.centre for h in hexes}
+
+    for with_card in (True, False):
+        tiles = found(with_card)
+        assert all(math.dist(tiles[e], c) < 3.0 for e, c in whole.items()), tiles
+    assert "solar" not in found(True)
+    assert math.dist(found(False)["solar"], part) < 15.0

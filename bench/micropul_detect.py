@@ -22,7 +22,8 @@ The detector was tuned on seeds below 100000 (0-999, 1000-1299, 2000-2286); the 
 1100000-1100199 (session 7), 1200000-1200099 (session 7b), 1300000-1300199 (session 8), 1400000-1400199
 (session 9's verification) and 1500000-1500199 (session 10's verification) are ranges nothing was ever tuned on
 (only their totals were read); sessions 4 and 5 tuned on 3000-3399 and 4000-4199, session 6 on 5000-5399,
-session 7 on 5400-5925, session 8 on 6000-6299, session 9 on 6300-6499, session 10 on 6500-6699 (and 5400-6499). A seed whose board the simulator cannot lay out (2257 is one) is left out and named.
+session 7 on 5400-5925, session 8 on 6000-6299, session 9 on 6300-6499, session 10 on 6500-6699
+(and 5400-6499). A seed whose board the simulator cannot lay out (2257 is one) is left out and named.
 """
 
 from __future__ import annotations

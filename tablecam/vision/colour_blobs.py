@@ -33,24 +33,15 @@ def colourfulness(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
     return spread.astype(np.float32) / np.maximum(white.astype(np.float32), 16.0)
 
 
-def round_colour_blobs(bgr: np.ndarray, white: np.ndarray, where: np.ndarray, diameter_px: float,
-                       size_tolerance: float = 0.45) -> list[Blob]:
-    """Coloured round blobs of about `diameter_px` inside the mask `where`.
-
-    A blob counts when its area is within `size_tolerance` (relative) of the disc's, it is about as
-    wide as high and it fills most of its box; bigger coloured areas (a hand, a sleeve) do not.
-    """
-    colourful = (colourfulness(bgr, white) > MIN_COLOURFULNESS) & where
-    return _blobs(bgr, colourful, diameter_px, size_tolerance)
-
-
 def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarray], diameter_px: float,
                      size_tolerance: float = 0.45, max_coloured: float = 0.5, balance=None,
                      max_growth: float | None = None) -> list[Blob]:
-    """`round_colour_blobs` inside each polygon of `regions` (pixel corners) on its own, so that a
-    piece near a region's edge is not joined to coloured things beyond it (a cloth table next to a
-    tile). A region mostly coloured (bare table, a hand) is skipped. `balance`: a function that
-    white-balances a BGR image, applied to the regions only. `max_growth`: how much larger than the
+    """Coloured round blobs of about `diameter_px` (area within `size_tolerance` of the disc's, about
+    as wide as high, filling most of its box; bigger coloured areas - a hand, a sleeve - do not count;
+    part of a vivid stone a finger cut off does, see `_blobs`) inside each polygon of `regions` (pixel
+    corners) on its own, so that a piece near a region's edge is not joined to coloured things
+    beyond it (a cloth table next to a tile). A region mostly coloured (bare table, a hand) is
+    skipped. `balance`: a function that white-balances a BGR image, applied to the regions only. `max_growth`: how much larger than the
     disc (relative) a blob may be, when not `size_tolerance` (blur and a slanted view spread a
     piece's colour outwards more than they shrink it)."""
     h, w = white.shape
@@ -90,7 +81,8 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
         coloured = np.count_nonzero(sel)
         if coloured > max_coloured * np.count_nonzero(inside) or coloured < least:
             continue
-        for b in _blobs(roi[box], sel, diameter_px, size_tolerance, max_growth, strength[box]):
+        rim = (inside - cv2.erode(inside, np.ones((3, 3), np.uint8), borderValue=0)).astype(bool)  # the region's edge
+        for b in _blobs(roi[box], sel, diameter_px, size_tolerance, max_growth, strength[box], rim=rim):
             out.append(Blob((b.centre_px[0] + x0, b.centre_px[1] + y0), b.diameter_px, b.bgr, b.split, b.part))
     return out
 
@@ -104,7 +96,7 @@ SPLIT_COLOURFULNESS = (0.35, 0.5)
 
 def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tolerance: float,
            max_growth: float | None = None, strength: np.ndarray | None = None,
-           levels: tuple[float, ...] = SPLIT_COLOURFULNESS) -> list[Blob]:
+           levels: tuple[float, ...] = SPLIT_COLOURFULNESS, rim: np.ndarray | None = None) -> list[Blob]:
     mask = colourful.astype(np.uint8)
     k = max(3, int(round(diameter_px / 5)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -117,7 +109,7 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
         if area > (1 + grow) * area_disc and strength is not None and levels:
             core = (labels[y:y + h, x:x + w] == i) & (strength[y:y + h, x:x + w] > levels[0])
             for b in _blobs(bgr[y:y + h, x:x + w], core, diameter_px, size_tolerance, max_growth,
-                            strength[y:y + h, x:x + w], levels[1:]):
+                            strength[y:y + h, x:x + w], levels[1:], None if rim is None else rim[y:y + h, x:x + w]):
                 out.append(Blob((b.centre_px[0] + x, b.centre_px[1] + y), b.diameter_px, b.bgr, True, b.part))
             continue
         if not (1 - size_tolerance) * area_disc <= area <= (1 + grow) * area_disc:
@@ -130,6 +122,8 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
             _, radius = cv2.minEnclosingCircle(cv2.findNonZero(blob))
             if 2 * radius > PART_OF_DISC * diameter_px:
                 continue
+            if rim is not None and np.count_nonzero(blob.astype(bool) & rim[y:y + h, x:x + w]) >= RIM_CUT * diameter_px:
+                continue  # cut by the region's edge, not by a finger: something coloured goes on beyond the cell
             part = True
         inner = cv2.erode(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         use = inner if np.count_nonzero(inner) >= 6 else blob
@@ -146,3 +140,4 @@ def _blobs(bgr: np.ndarray, colourful: np.ndarray, diameter_px: float, size_tole
 # the piece: the parts of stones a finger or its shade left in view fitted 0.82-1.15 of a stone's
 # disc (seeds 6496, 6620, 6629, 6487, 5569); a finger's or a sleeve's coloured edge is longer.
 PART_OF_DISC = 1.2
+RIM_CUT = 0.3

@@ -501,9 +501,13 @@ def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
     votes = np.zeros(90)
     np.add.at(votes, np.round(angles + 45.0).astype(int) % 90, 1.0 / (1.0 + 0.1 * np.arange(len(angles))))
     votes = votes + np.roll(votes, 1) + np.roll(votes, -1)
-    for top in np.argsort(-votes, kind="stable")[:OUTLINE_PEAKS]:
-        if votes[top] <= 0:
+    tried: list[int] = []
+    for top in np.argsort(-votes, kind="stable"):
+        if votes[top] <= 0 or len(tried) == OUTLINE_PEAKS:
             break
+        if any(min((top - t) % 90, (t - top) % 90) <= 2 for t in tried):
+            continue  # a bin beside a peak already tried is that peak (the votes were smoothed over 3 bins)
+        tried.append(int(top))
         off = (angles - (top - 45) + 45.0) % 90.0 - 45.0
         near = np.abs(off) <= OUTLINE_PARALLEL_DEG
         angle = float(top - 45 + off[near].mean()) if near.any() else float(top - 45)
@@ -1122,14 +1126,14 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                     support.get(cell, 0.0), cell in stone_bearing)):
             out[cell] = _Verdict("covered", r, None)
         elif stone_bearing.get(cell) and _something_over(k, tint, visible) \
-                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners=True):
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners=tint):
             # A hand over all of a tile but the stones on it: its quadrants are skin, yet the stones
             # lie on paper, beside a tile that reads (a supply on the table has no paper beside it),
             # or at its corner, the hand over the tile between as well (seed 6510; _board keeps such
             # a tile with its stone).
             out[cell] = _Verdict("covered", r, None)
         elif stone_bearing.get(cell) and _odd_quadrant(r, visible[k]) and board_white is not None \
-                and _partly_paper(k, whites, tint, board_white) \
+                and _partly_paper(k, whites, tint, board_white) and _print_beside_odd(model, r, visible[k]) \
                 and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings):
             # A finger in its own shade over a quadrant of a tile carrying a stone: too dark to count
             # as coloured, and no face's ink either, while the rest of the cell is paper and print
@@ -1222,6 +1226,14 @@ ODD_QUADRANT_ERROR = 0.75 * MAX_QUADRANT_ERROR
 ODD_QUADRANT_RATIO = 3.0
 
 
+def _print_beside_odd(model, r, visible) -> bool:
+    """The visible quadrants but the worst one fit the face closely and carry its print (a bare table fits blank quadrants)."""
+    errors = np.asarray(r.quadrant_error, dtype=np.float64)
+    v = np.asarray(visible, bool).copy()
+    v[int(np.argmax(np.where(v, errors, -np.inf)))] = False
+    return bool(v.any() and errors[v].max() <= 2 * MAX_QUADRANT_ERROR and _visible_ink(model, r, v) > 1.0)
+
+
 def _odd_quadrant(r: FaceReading, visible: np.ndarray) -> bool:
     """One visible quadrant fits far worse than the tile's others (see ODD_QUADRANT_ERROR)."""
     errors = _visible_errors(r, visible)
@@ -1257,18 +1269,30 @@ def _something_over(k: int, tint: np.ndarray, visible: np.ndarray) -> bool:
     return bool((tint[k] > MAX_PAPER_TINT)[visible[k]].any())
 
 
-def _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners: bool = False) -> bool:
+def _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings, corners: np.ndarray | None = None) -> bool:
     """A bare cell with a stone counts as a tile only beside a tile that shows its ink (a stone on
     the table next to the board is a player's supply, and a light table looks like bare paper).
     That tile may carry a stone too, as long as the ink it leaves in view is a tile's (a column of
-    tiles each under a stone). `corners`: a tile touching the cell at a corner counts too."""
+    tiles each under a stone). `corners` (the cells' tint): a tile touching the cell at a corner
+    counts too when a hand lies over a cell between them (the hand over the tile between that hid
+    it), never across bare table."""
     i, j = cell
-    for n in _neighbours(cell) + ([(i + 1, j + 1), (i + 1, j - 1), (i - 1, j + 1), (i - 1, j - 1)] if corners else []):
+    diagonal = [(i + 1, j + 1), (i + 1, j - 1), (i - 1, j + 1), (i - 1, j - 1)] if corners is not None else []
+    for n in _neighbours(cell) + diagonal:
         if n in cells:
             k = cells.index(n)
-            if fits[k] and paper_ok[k] and (visible[k].all() or _visible_ink(model, readings[k], visible[k]) > 1.0):
+            if fits[k] and paper_ok[k] and (visible[k].all() or _visible_ink(model, readings[k], visible[k]) > 1.0) \
+                    and (n not in diagonal or any(_hand_over(b, cells, corners, visible) for b in ((n[0], j), (i, n[1])))):
                 return True
     return False
+
+
+def _hand_over(cell, cells, tint: np.ndarray, visible) -> bool:
+    """A hand lies over the cell: none of it in view, or some of what is coloured (see _something_over)."""
+    if cell not in cells:
+        return False
+    k = cells.index(cell)
+    return not visible[k].any() or _something_over(k, tint, visible)
 
 
 def _fits(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visible: np.ndarray,

@@ -897,3 +897,81 @@ def test_straight_edges_that_are_no_tile_apart_give_no_angle():
     cv2.rectangle(img, (40, 100), (260, 100 + int(round(17 * 1.2))), 220, -1)  # a pale finger, 17 mm wide
     marks = np.array([[100.0, 90.0], [140.0, 90.0]])
     assert _outline_angle(_grey_search(img), marks, np.full(2, 2 * MIN_SPOT)) is None
+
+
+# Review of session 10's rules: each guard below keeps a reading a real table can give from
+# becoming a tile or a stone that is not there.
+
+def _stone_cell_beside(level: float, hand_quadrant: bool):
+    """A drawn tile and, beside it, a bare table cell at `level` of the paper's white with a supply
+    stone over its upper left quadrant and a finger's shade (or skin) over its lower right."""
+    from tablecam.vision.micropul import _fits
+    model = face_model(60)
+    beside = _drawn_tile(Face("B", "1", ".", "W"), 0.5)
+    n = beside.shape[0]
+    table = np.full((n, n), level * 238, np.float32)
+    table[44:, 44:] = np.minimum(table[44:, 44:], (0.45 if hand_quadrant else 0.3) * 238)
+    table = cv2.GaussianBlur(table, (0, 0), 1.0).astype(np.uint8)
+    dark, whites = tile_darkness(np.stack([beside, table]), 60, 6)
+    visible = np.array([[True] * 4, [False, True, True, True]])
+    readings = read_faces(model, dark, visible)
+    fits = np.array(_fits(model, readings, dark, visible), bool)
+    return model, readings, visible, whites, fits
+
+
+@pytest.mark.parametrize("level", [0.55, 0.6, 0.65, 0.7, 0.8])
+def test_a_grey_table_with_a_stone_and_a_fingers_shade_is_no_tile(level):
+    """The odd-quadrant rescue (a finger's shade over one quadrant of a tile carrying a stone) asks
+    for the tile's print in the quadrants left in view: a grey table beside the board has none."""
+    from tablecam.vision.micropul import _judge
+    model, readings, visible, whites, fits = _stone_cell_beside(level, hand_quadrant=False)
+    verdict = _judge(model, readings, visible, whites, np.zeros((2, 4), np.float32), fits,
+                     [(0, 0), (1, 0)], {}, 60, {(1, 0): True})
+    assert verdict[(1, 0)].kind == "none"
+
+
+@pytest.mark.parametrize("level", [0.35, 0.6])
+def test_a_stone_at_a_tiles_corner_is_kept_only_under_the_hand_that_hid_the_tile_between(level):
+    """A stone's cell touching a read tile only at a corner, skin over it: kept as a covered tile
+    only when a hand lies over a cell between them too; across bare table it is a player's supply."""
+    from tablecam.vision.micropul import _judge
+    model, readings, visible, whites, fits = _stone_cell_beside(level, hand_quadrant=True)
+    tint = np.zeros((2, 4), np.float32)
+    tint[1, 3] = 0.4  # skin, once white balanced
+    verdict = _judge(model, readings, visible, whites, tint, fits, [(0, 0), (1, 1)], {}, 60, {(1, 1): True})
+    assert verdict[(1, 1)].kind == "none"
+    # The same cells with a hand over the cell between (nothing of it in view): the tile it hid.
+    model3 = model
+    readings3 = readings + [readings[1]]
+    visible3 = np.vstack([visible, np.zeros((1, 4), bool)])
+    whites3 = np.concatenate([whites, whites[1:]])
+    fits3 = np.append(fits, False)
+    tint3 = np.vstack([tint, np.zeros((1, 4), np.float32)])
+    verdict = _judge(model3, readings3, visible3, whites3, tint3, fits3, [(0, 0), (1, 1), (1, 0)], {}, 60,
+                     {(1, 1): True})
+    assert verdict[(1, 1)].kind == "covered"
+
+
+@pytest.mark.parametrize("depth", [6, 7, 8])
+def test_a_vivid_strip_cut_by_the_cells_edge_is_no_part_of_a_stone(depth):
+    """Half a stone counts when a finger cut it; a sleeve or a pen entering the cell is cut by the
+    cell's own edge and goes on beyond it: no stone."""
+    from tablecam.vision.colour_blobs import blobs_in_regions
+    img = np.full((80, 120, 3), 235, np.uint8)
+    cv2.rectangle(img, (56 - depth, 30), (100, 44), (170, 60, 40), -1)
+    white = np.full(img.shape[:2], 235, np.uint8)
+    region = [np.array([[20, 20], [56, 20], [56, 56], [20, 56]], np.float64)]
+    blobs = blobs_in_regions(img, white, region, 11 * 1.2, size_tolerance=0.55, max_coloured=0.9, max_growth=0.7)
+    assert not [b for b in blobs if b.part]
+
+
+def test_the_outline_angle_tries_distinct_peaks():
+    """A pale finger's two long edges across the board make the strongest vote; the tiles' own
+    outline, the next distinct peak, is still tried (the votes are smoothed over three bins: the
+    strongest bin's neighbours are the same peak)."""
+    import tablecam.vision.micropul as mp
+    img, spots = _two_tiles_on_a_table(20.0, size=300)
+    y = int(spots[:, 1].min() * 1.2) - 10
+    cv2.rectangle(img, (0, y), (299, y + int(round(17 * 1.2))), 220, -1)
+    got = mp._outline_angle(_grey_search(img), spots, np.full(len(spots), 2 * mp.MIN_SPOT))
+    assert got is not None and abs(got - 20.0) < 1.5

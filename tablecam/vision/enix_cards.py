@@ -67,7 +67,7 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     """The cards, and how many values could not be read for sure."""
     cards: list[Card] = []
     unsure = 0
-    dark = [b for b in blobs if b.kind in ("frame", "outline", "back", "enix")]
+    dark = [b for b in blobs if b.kind in ("frame", "outline", "back", "enix", "faint")]
     marks = dict(zip(map(id, dark), _face_marks(view, dark)))
     for b in blobs:
         if b.kind == "head":  # a lone head: an ENIX face if its border shows round it at some turn
@@ -76,11 +76,13 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
                 cards.append(Card("enix", None, centre, True))
             continue
         if b.kind in ("frame", "outline"):  # a white outline round a disc: an ENIX face if it is its green head
-            border, head = marks[id(b)]
-            if head and (border or b.kind == "frame"):  # (an outline faint in the map: the raw frame's border too)
+            # (An outline faint in the map: the raw frame's border too, framed, as for a lone head.)
+            if marks[id(b)][1] and (b.kind == "frame" or _framed_border(view, b)):
                 cards.append(Card("enix", None, b.centre, True))
             continue
-        if b.kind in ("back", "enix"):
+        if b.kind == "faint" and not _back_edged(view, b):
+            continue  # a back's colour the map hardly tells from the cloth, but no card's edge against it
+        if b.kind in ("back", "enix", "faint"):
             face = any(marks[id(b)])  # an ENIX face has a white border or shows the goblin's head
             cards.append(Card("enix" if face else None, None, b.centre, face))
             continue
@@ -270,23 +272,19 @@ def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
 
 
 HEAD_TURNS = np.radians(np.arange(0.0, 360.0, 4.0))  # a lone head's face: every turn, either way up
+PRINT_DARKER = 0.6  # a face's print just inside its white border is at most this share of the border's brightness...
+BEYOND_APART = 40.0  # ... and the table just outside the card, if a bright neutral too, this far from it (0-255)
 
 
 def _face_round_head(view, b: CardBlob) -> tuple[float, float] | None:
     """The centre of the ENIX face round a lone head (`b.centre`: the head's), or None: the turn at
-    which the face's edge (_BORDER_PLACES) is most the white border, if it is BORDER_WHITE of it
+    which the face's edge is most a framed white border (_framed_shares), if BORDER_WHITE of it is
     there, and the head's green shows at that pose (all turns sampled at once)."""
     down = np.column_stack([np.cos(HEAD_TURNS), np.sin(HEAD_TURNS)])
-    right = np.column_stack([down[:, 1], -down[:, 0]])  # (as _card_frame)
     centres = np.asarray(b.centre) - HEAD_AT_MM * down  # the head lies HEAD_AT_MM below the face's centre
-    x, y = _BORDER_PLACES[:, 0], _BORDER_PLACES[:, 1]
-    pts = centres[:, None, :] + x[None, :, None] * right[:, None, :] + y[None, :, None] * down[:, None, :]
-    bgr, inside, _ = view.sample(pts.reshape(-1, 2))
-    bgr, inside = bgr.reshape(len(down), len(x), 3), inside.reshape(len(down), len(x))
-    low, high = bgr.min(axis=2), bgr.max(axis=2)
-    white = (low > 150) & (high - low < 0.25 * np.maximum(high, 1)) & inside
-    best = int(np.argmax(white.mean(axis=1)))
-    if white[best].mean() < BORDER_WHITE or not inside[best].all():
+    shares, inside = _framed_shares(view, centres, down)
+    best = int(np.argmax(shares))
+    if shares[best] < BORDER_WHITE or not inside[best]:
         return None
     a = math.degrees(math.atan2(down[best, 1], down[best, 0]))
     pose = CardBlob("enix", (float(centres[best, 0]), float(centres[best, 1])), a % 180.0)
@@ -296,14 +294,46 @@ def _face_round_head(view, b: CardBlob) -> tuple[float, float] | None:
     return pose.centre
 
 
+def _framed_shares(view, centres: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For faces at `centres` (P, 2 mm) whose long side points along `down` (P, 2), the share of
+    the places round the edge (_BORDER_PLACES) where a white border shows *against* both sides, and
+    whether all of them lie in the frame. Whiteness alone cannot tell a border from a light grey
+    table (a plain laminate is as bright and neutral everywhere): the face's print just inside the
+    border (_PRINT_PLACES) must be much darker than it, and the table just outside the card
+    (_BEYOND_PLACES) not the same white."""
+    right = np.column_stack([down[:, 1], -down[:, 0]])  # (as _card_frame)
+    local = np.concatenate([_BORDER_PLACES, _PRINT_PLACES, _BEYOND_PLACES])
+    x, y = local[:, 0], local[:, 1]
+    pts = centres[:, None, :] + x[None, :, None] * right[:, None, :] + y[None, :, None] * down[:, None, :]
+    bgr, inside, _ = view.sample(pts.reshape(-1, 2))
+    n = len(_BORDER_PLACES)
+    bgr, inside = bgr.reshape(len(centres), 3, n, 3), inside.reshape(len(centres), 3 * n)
+    border, inner, beyond = bgr[:, 0], bgr[:, 1], bgr[:, 2]
+    bright = border.mean(axis=2)
+    framed = (_bright_neutral(border) & (inner.mean(axis=2) < PRINT_DARKER * bright)
+              & ~(_bright_neutral(beyond) & (np.abs(beyond.mean(axis=2) - bright) < BEYOND_APART)))
+    return framed.mean(axis=1), inside.all(axis=1)
+
+
+def _framed_border(view, b: CardBlob) -> bool:
+    """Whether a face's white border shows framed (_framed_shares) round BORDER_WHITE of its edge."""
+    a = math.radians(b.angle)
+    shares, inside = _framed_shares(view, np.array([b.centre], np.float64), np.array([[math.cos(a), math.sin(a)]]))
+    return bool(inside[0]) and float(shares[0]) >= BORDER_WHITE
+
+
+def _bright_neutral(bgr: np.ndarray) -> np.ndarray:
+    """Where samples (..., 3) are a card border's bright neutral white: every channel above 150, the
+    channels within a quarter of the brightest."""
+    low, high = bgr.min(axis=-1), bgr.max(axis=-1)
+    return (low > 150) & (high - low < 0.25 * np.maximum(high, 1))
+
+
 def _white_border(bgr: np.ndarray, inside: np.ndarray) -> bool:
     """Whether the samples just inside a card's edge (_BORDER_PLACES) are mostly a bright neutral white."""
     if not inside.any():
         return False
-    bgr = bgr[inside]
-    bright = bgr.min(axis=1) > 150
-    neutral = (bgr.max(axis=1) - bgr.min(axis=1)) < 0.25 * np.maximum(bgr.max(axis=1), 1)
-    return float(np.mean(bright & neutral)) >= BORDER_WHITE
+    return float(np.mean(_bright_neutral(bgr[inside]))) >= BORDER_WHITE
 
 
 def _border_seen(view, b: CardBlob) -> bool:
@@ -323,9 +353,33 @@ def _border_seen(view, b: CardBlob) -> bool:
     bgr, inside, _ = view.sample(_to_table(b, False, np.concatenate(profiles)))
     bgr = bgr.reshape(len(profiles), len(t), 3)
     inside = inside.reshape(len(profiles), len(t)).all(axis=1)
-    low, high = bgr.min(axis=2), bgr.max(axis=2)
-    white = (low > 150) & (high - low < 0.25 * np.maximum(high, 1))
-    return float(np.mean(white.any(axis=1) & inside)) >= BORDER_WHITE
+    return float(np.mean(_bright_neutral(bgr).any(axis=1) & inside)) >= BORDER_WHITE
+
+
+EDGE_APART = 2.5  # colour distance (CIELAB) across a side of a faint back that shows its edge...
+EDGE_SIDES = 3  # ... on this many of its four sides
+
+
+def _back_edged(view, b: CardBlob) -> bool:
+    """Whether a faint back (its blue-grey nearly the cloth's, kind "faint") shows as a card in the
+    raw frame: across EDGE_SIDES of its sides its colour just inside the edge differs by EDGE_APART
+    from the cloth just outside. The map's back label alone (FAINT_SHARE of the middle) is the
+    cloth's own speckle on a patch of cloth, which has the cloth on both sides of every side."""
+    apart = _edge_contrasts(view, b)
+    return apart is not None and int(np.sum(apart > EDGE_APART)) >= EDGE_SIDES
+
+
+def _edge_contrasts(view, b: CardBlob) -> np.ndarray | None:
+    """The CIELAB distance across each side of a card (top, bottom, left, right): the median colour
+    4-7 mm inside the edge against the median 4-7 mm outside (clear of a stack's edges and of a
+    coarse pose a few millimetres off; a step, unlike the middle against the cloth, which a light
+    falling off across the table shifts too). None when any of it lies outside the frame."""
+    bgr, inside, _ = view.sample(_to_table(b, False, np.concatenate([_INSIDE_PLACES, _OUTSIDE_PLACES])))
+    if not inside.all():
+        return None
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr, np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB)[0]
+    strips = np.median(lab.reshape(8, -1, 3), axis=1)  # four sides inside, then the same four outside
+    return np.linalg.norm(strips[:4] - strips[4:], axis=1)
 
 
 def _head_seen(bgr: np.ndarray, inside: np.ndarray) -> bool:
@@ -344,13 +398,32 @@ def _head_seen(bgr: np.ndarray, inside: np.ndarray) -> bool:
 
 
 _BORDER_T = np.linspace(-0.4, 0.4, 9)
-_BORDER_INSET_MM = 1.3
-# Just inside a card's edge, nine points along each side: where a face's white border lies.
-_BORDER_PLACES = np.concatenate([
-    np.column_stack([_BORDER_T * CARD_MM[0], np.full(9, -CARD_MM[1] / 2 + _BORDER_INSET_MM)]),
-    np.column_stack([_BORDER_T * CARD_MM[0], np.full(9, CARD_MM[1] / 2 - _BORDER_INSET_MM)]),
-    np.column_stack([np.full(9, -CARD_MM[0] / 2 + _BORDER_INSET_MM), _BORDER_T * CARD_MM[1]]),
-    np.column_stack([np.full(9, CARD_MM[0] / 2 - _BORDER_INSET_MM), _BORDER_T * CARD_MM[1]])])
+
+
+def _edge_places(inset_mm: float) -> np.ndarray:
+    """Nine points along each side of a card (card frame, mm), `inset_mm` inside its edge (outside
+    if negative)."""
+    w, h = CARD_MM[0] / 2 - inset_mm, CARD_MM[1] / 2 - inset_mm
+    across, along = _BORDER_T * CARD_MM[0], _BORDER_T * CARD_MM[1]
+    return np.concatenate([np.column_stack([across, np.full(9, -h)]), np.column_stack([across, np.full(9, h)]),
+                           np.column_stack([np.full(9, -w), along]), np.column_stack([np.full(9, w), along])])
+
+
+_BORDER_PLACES = _edge_places(1.3)  # on a face's white border (2.5 mm wide)
+_PRINT_PLACES = _edge_places(4.5)  # on the face's print just inside it
+_BEYOND_PLACES = _edge_places(-3.0)  # on the table just outside the card
+
+
+def _edge_strips(near_mm: float, far_mm: float) -> np.ndarray:
+    """Points of a band along each side (top, bottom, left, right; 18 each) between two insets (mm,
+    negative: outside the card)."""
+    return np.concatenate([_edge_places(near_mm).reshape(4, 9, 2), _edge_places(far_mm).reshape(4, 9, 2)],
+                          axis=1).reshape(-1, 2)
+
+
+_INSIDE_PLACES = _edge_strips(4.0, 7.0)  # a back just inside its edge
+_OUTSIDE_PLACES = _edge_strips(-4.0, -7.0)  # the cloth just outside it
+
 _HEAD_RING = np.array([(r * math.cos(t), r * math.sin(t)) for r in (0.0, 2.0, 4.0)
                        for t in np.linspace(0, 2 * math.pi, 8, endpoint=False)])
 _HEAD_BODY = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.0, 34.0)])

@@ -98,7 +98,8 @@ class CardBlob:
     kind: str  # an energy name, "enix", "back", "frame" (a white outline round a head: ENIX if it is green)
     # or "outline" (a fainter one: ENIX if it is green and the raw frame shows the white border), or
     # "head" (a head-sized disc with hardly any outline: centre the disc's, angle 0; enix_cards.py
-    # seeks the face's border round it in the raw frame)
+    # seeks the face's border round it in the raw frame), or "faint" (a back the map hardly tells from
+    # the cloth: a back if the raw frame shows its edge)
     centre: tuple[float, float]  # table mm
     angle: float  # direction of the card's long side, degrees in [0, 180)
 
@@ -276,7 +277,9 @@ def find_card_blobs(cmap: ClassMap, px_to_mm, ppm: float, kinds: tuple[str, ...]
     if "enix" in kinds:
         out.extend(_framed_heads(cmap, px_to_mm, ppm, keep, out))
     if "back" in kinds:
-        out.extend(_faint_backs(cmap, px_to_mm, ppm, keep, list(out)))
+        # A lone head's card is not yet known (its pose is only a guess, and the raw frame may reject
+        # it): no card is cut out, nor a back refused, there.
+        out.extend(_faint_backs(cmap, px_to_mm, ppm, keep, [b for b in out if b.kind != "head"]))
     return out
 
 
@@ -296,7 +299,7 @@ def _faint_backs(cmap: ClassMap, px_to_mm, ppm: float, keep: np.ndarray | None,
         return []
     found, _ = _cards_in_mask(cmap, {back: "back"}, fill_holes(mask), CARD_MM, px_to_mm, ppm, known,
                               leftover=False, share=FAINT_SHARE, grid=FAINT_GRID)
-    return found
+    return [CardBlob("faint", b.centre, b.angle) for b in found]
 
 
 def _cut_cards(mask: np.ndarray, cards: list[CardBlob], px_to_mm, ppm: float, grow_mm: float = 2.0) -> None:

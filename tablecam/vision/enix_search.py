@@ -399,9 +399,9 @@ def _card_blobs_of(cmap: ClassMap, kinds: tuple[str, ...], px_to_mm, ppm: float,
     mask = _labelled(cmap, list(index))
     if keep is not None:
         mask &= keep
-    # The cards found already are not sought again (each was measured and named once; a blob of a
-    # found card and a missing one beside it is then the missing one's alone).
-    _cut_cards(mask, known, px_to_mm, ppm)
+    # (The cards found already are not cut out here: cut from a larger dark region - a shadow, dark
+    # planks - they leave card-shaped pieces of it, read as backs: fresh seeds 6000-6099, 6078 two
+    # such. Known cards are skipped blob by blob instead, `_near_any` in `_cards_in_mask`.)
     # Where the kind is dense, not where it speckles: a table's noise takes a card's label here and
     # there, a card's own pixels (shading, glare, the table showing through) miss it here and there.
     colourful = not set(index.values()) <= set(NEUTRALS)

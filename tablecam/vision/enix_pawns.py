@@ -957,7 +957,7 @@ def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray
     quality = np.where(coloured, dark + 4.0 * (1.0 - rim / safe_top),
                        np.where(black, bright_around + np.minimum(out / safe_top, 10.0) / 2.5,
                                 np.where(dark_body, bright_body + np.minimum(out / safe_body, 10.0) / 2.5, np.nan)))
-    return quality, dark_body, one_short, half_round & coloured
+    return quality, dark_body, one_short, half_round  # (within `coloured` by construction)
 
 
 HALF_ROUND_MM = 1.0  # each direction's half-way fall within this of the directions' median: round

@@ -159,7 +159,7 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
         # The tile's centre is known to a mm or two: each expected profile may slide a little.
         centred = prof - prof.mean()  # (for both expected profiles)
         squares = float(centred @ centred)
-        one, two = (_best_correlation(centred, squares, *(_CENTRED[n] if whole[k] else _centred_rows(n, ok)))
+        one, two = (_best_correlation(centred, squares, *_centred_rows(n, ok))
                     for n in (1, 2))
         fit = 1 if one > two else 2
         if max(one, two) < MIN_FIT or abs(one - two) < MIN_MARGIN:

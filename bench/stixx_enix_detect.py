@@ -139,7 +139,8 @@ def main() -> int:
               f"hexes: {total.hexes_right}/{total.hexes} right, rotation wrong {total.hexes_wrong_rotation}, "
               f"rotation null {total.hexes_null_rotation}, missed {total.hexes_missed}")
         print(f"pawns: {r['pawns_right_pct']:.2f} % of {total.pawns} in view found with their colour "
-              f"(missed {total.pawns_missed}, wrong colour {total.pawns_wrong_colour}, invented {total.pawns_invented})")
+              f"(missed {total.pawns_missed}, wrong colour {total.pawns_wrong_colour}, colour null {total.pawns_null_colour}, "
+              f"invented {total.pawns_invented})")
         print(f"cap: {r['caps_right_pct']:.2f} % of {total.caps} found (invented {total.caps_invented})")
         print(f"card colours: {r['card_colours_right_pct']:.2f} % of {total.cards} cards in view right (face up or "
               f"down, and a face's energy or ENIX; found {total.cards_found}, wrong {total.card_colours_wrong}, "

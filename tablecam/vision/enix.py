@@ -149,8 +149,10 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     obs["pawns"] = [{"colour": p.colour, "center_mm": _mm(p.centre)} for p in pawns]
     unknown_pawns = sum(p.colour is None for p in pawns)
     if unknown_pawns:
-        warnings.append(f"{unknown_pawns} pawn{'s' if unknown_pawns > 1 else ''} of a colour no pawn has "
-                        "(teach your set's pawn colours): shown with colour null")
+        # (Null: a colour no taught pawn has, or one the camera cannot tell - a tint of white, a clipped
+        # top, a grey in shade - rather than a guess.)
+        warnings.append(f"{unknown_pawns} pawn{'s' if unknown_pawns > 1 else ''} of a colour not told (glare or "
+                        "shade, or a colour no pawn has: teach your set's pawn colours): shown with colour null")
     if not hexes:
         warnings.append(NO_TILES)
     else:

@@ -27,7 +27,9 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
 3. its colour is the taught pawn colour that explains the top (piece_colours.py), or null; white
    when white explains it nearly as well (a white top in shade is grey, as is a glossy dark one);
    a top no pawn colour explains but its tile's is that tile's print in shade, no pawn; a clipped
-   top of its tile's hue is a pawn when its flank is its pawn colour in shade (lime on yellow);
+   top of its tile's hue is a pawn when its flank is its pawn colour in shade (lime on yellow); a
+   name another colour's pawn could show too is null, never a guess (`_unsure`: a colour mostly the
+   lamp's white, a clipped top whose flank is not that colour in shade, a grey read black on a dome);
 4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
    stands on a source's white) - in two neighbouring directions just past it, or joined to it
    anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
@@ -434,7 +436,7 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
         beyond[_facing_cap(x, y, np.array([caps[t] for t in k], np.float32).reshape(-1, 2))] = np.inf
     goes_on = _goes_on(beyond)
     tops = _top_colours(stack.bgr, k, x, y)
-    best, res = _colour_fits(tops, refs)
+    best, res, wash = _colour_fits(tops, refs)
     # Only a white reading is asked whether its rim is as bright somewhere (it fits white best).
     rim_over_top = np.zeros(len(k), np.float32)
     if white is not None:
@@ -512,6 +514,20 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
         cap_at = None if caps is None else np.array([caps[t] for t in k[ask]], np.float32)
         for i in ask[_spreading(stack, k[ask], x[ask], y[ask], tops[ask], cap_at)]:
             del kept[i]
+    # A pawn is named only where its colour shows for itself; where the name rests on a tint the lamp
+    # or a neighbour could give another colour's pawn, it is a pawn of colour null (`_unsure`).
+    named = np.array([i for i, c in kept.items() if c is not None], np.intp)
+    if len(named):
+        col = np.array([names.index(kept[i]) for i in named], np.intp)
+        lit_refs = ~black_refs & (np.arange(len(names)) != (-1 if white is None else white))
+        # White by the slack: the colour that fits the top better, if a lit one, is asked about instead.
+        fits = np.argmin(res[named], axis=1)
+        over_white = (col == white) & lit_refs[fits]
+        asked = np.where(over_white, fits, col)
+        dark_only = np.array([flat[i][3] for i in named], bool)
+        for i in named[_unsure(stack.bgr, k[named], x[named], y[named], tops[named], palette[asked],
+                               wash[named, asked], lit_refs[asked], black_refs[col], dark_only, over_white)]:
+            kept[i] = None
     result = []
     first = 0
     for t, cs in enumerate(checked):
@@ -1178,13 +1194,13 @@ def _top_colours(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -
     return np.median(pix, axis=1)
 
 
-def _colour_fits(tops: np.ndarray, refs) -> tuple[np.ndarray, np.ndarray]:
-    """Per top (N, 3): the index of the taught pawn colour that explains it, and the fit residuals
-    (N, colours)."""
+def _colour_fits(tops: np.ndarray, refs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per top (N, 3): the index of the taught pawn colour that explains it, the fit residuals
+    (N, colours) and how much of each fit is the lamp's reflected white (N, colours: `_unsure`)."""
     # A black pawn's gloss adds some white to its top, but a lit white top is far brighter than
     # any black with its gloss: a dark colour may take less reflected white than the others.
     dark = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1) < DARK_REF
-    res = fit_residuals(tops, refs, w_max=np.where(dark, W_MAX_DARK, W_MAX))
+    res, wash = fit_residuals(tops, refs, w_max=np.where(dark, W_MAX_DARK, W_MAX), with_wash=True)
     best = np.argmin(res, axis=1)
     # A white top in shade is grey, and grey is also a dark colour with its gloss or any colour
     # washed out by reflected white: when white explains the top nearly as well, it is white (seeds
@@ -1192,7 +1208,7 @@ def _colour_fits(tops: np.ndarray, refs) -> tuple[np.ndarray, np.ndarray]:
     white = _white_index(refs)
     if white is not None:
         best = np.where(res[:, white] <= res[np.arange(len(res)), best] + WHITE_SLACK, white, best)
-    return best, res
+    return best, res, wash
 
 
 def _named(best: int, res: np.ndarray, names, tile_res: float | None = None) -> str | None:
@@ -1203,10 +1219,50 @@ def _named(best: int, res: np.ndarray, names, tile_res: float | None = None) -> 
     return names[best] if res[best] < NAMED_RESIDUAL else None
 
 
+# A lit colour (neither the white pawn's nor a dark one) named from a fit that is at least this much
+# the lamp's reflected white (w / (w + k max c)) is a tint of white, not that colour: tuning seeds
+# 5000-6299, the 3632 pink, cyan, lime and brown pawns found fit their colour at 0.40 at most (a
+# lit glossy brown); the white pawn read brown (6223, a warm white on the solar tile) at 0.65, and
+# white pawns' tops fit brown, cyan, lime or pink (unclipped) at 0.44-0.90 where those come within
+# 0.2 of being named.
+WASHED = 0.5
+# A top read black on a dome (not by its dark body) brighter than this (linear luminance) is a grey
+# a white pawn in shade gives too (white fits no grey darker than ~0.29: K_MIN): 5000-6299, the 1194
+# black pawns read so are 0.10 at most, white pawns 0.33 and up, and a white pawn in a hand's
+# shadow at 0.27 read black (6266; refused there only as a dark band).
+GREY_TOP = 0.15
+
+
+def _unsure(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray, asked: np.ndarray,
+            wash: np.ndarray, lit: np.ndarray, black: np.ndarray, dark_only: np.ndarray,
+            over_white: np.ndarray) -> np.ndarray:
+    """Per reading of the padded stack named a pawn colour: whether that name rests on what another
+    colour's pawn shows too, so that it is to be null. `asked` (sRGB BGR): the colour it is named or,
+    named white by the slack over a colour that fits its top better (`over_white`), that colour;
+    `wash`: how much of the top's fit to `asked` is reflected white; `lit`: `asked` is neither white
+    nor dark; `black`: named a dark colour; `dark_only`: read by its dark body.
+
+    A lit colour: its fit mostly white (WASHED: a tinted white top), or, the sensor having clipped
+    the top (its hue lost there), a flank 5-6 mm out not that colour in shade (MAX_RIM_RESIDUAL;
+    tuning seeds 5000-6299: pink, cyan and lime pawns' flanks 0.29 at most, a white pawn's against
+    the colour its clipped top fits 0.36 and up). White over a lit colour: a flank that is that
+    colour in shade (a pale top of a pink pawn; the white pawns read so have flanks 0.36 and more
+    from it). Black on a dome: a top brighter than GREY_TOP (read by its dark body, the body's own
+    darkness against its surroundings is the evidence)."""
+    named_lit = lit & ~over_white
+    out = (named_lit & (wash >= WASHED)) | (black & ~dark_only & (_luminance(tops) > GREY_TOP))
+    ask = np.flatnonzero((named_lit & ~out & (tops.max(axis=1) >= SATURATED)) | (over_white & lit))
+    if len(ask):
+        flank = _ring_colour(bgr, k[ask], x[ask], y[ask], _INNER_RIM_RING)
+        shows = fit_residuals(flank, asked[ask], k_range=(0.0, 1.0), w_max=0.0, paired=True)[:, 0] < MAX_RIM_RESIDUAL
+        out[ask] = shows == over_white[ask]
+    return out
+
+
 def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:
     """The colour of the top at (x, y) of one patch (see `_named`)."""
     top = _top_colours(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))
-    best, res = _colour_fits(top, refs)
+    best, res, _ = _colour_fits(top, refs)
     tile_res = None if tile is None else fit_residuals(top, np.asarray(tile, np.float32)[None])[0, 0]
     return _named(int(best[0]), res[0], names, tile_res)
 

@@ -389,7 +389,8 @@ class EnixScore:
     hexes_invented: int = 0
     pawns: int = 0  # pawns the camera can see
     pawns_right: int = 0
-    pawns_wrong_colour: int = 0
+    pawns_wrong_colour: int = 0  # found and named another colour (a real colour name: never acceptable)
+    pawns_null_colour: int = 0  # found, colour null (not named: neither right nor wrong)
     pawns_missed: int = 0
     pawns_invented: int = 0
     caps: int = 0
@@ -489,6 +490,9 @@ def score_enix(observation: dict, scene: Scene) -> EnixScore:
             s.failures.append((scene.seed, "pawn missed", p["colour"]))
         elif found[j]["colour"] == p["colour"]:
             s.pawns_right += 1
+        elif found[j]["colour"] is None:  # unsure, said so: not right, not wrong
+            s.pawns_null_colour += 1
+            s.failures.append((scene.seed, "pawn colour null", p["colour"]))
         else:
             s.pawns_wrong_colour += 1
             s.failures.append((scene.seed, "pawn colour", p["colour"], found[j]["colour"]))

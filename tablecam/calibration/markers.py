@@ -7,6 +7,7 @@ cornerSubPix, so accuracy does not suffer from the reduction.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +28,10 @@ STAGED_FROM_LONG_SIDE = 600
 # How far (marker sides) around the place the other three markers predict a whole-frame search
 # looks for the one marker its rough look missed.
 FOURTH_MARKER_REACH = 3.0
+# Margin (marker sides, plus 12 px) of the window in which the detector confirms a marker the rough look
+# saw: a cell (1/6 side) for the quiet zone's outline, 11 px for the threshold windows, and room for the
+# rough corners' error. A whole side cost a third more work for the same corners (100 photos, 4 games).
+WINDOW_MARGIN = 0.5
 # A rough look whose markers are not all confirmed in their windows still stands when this many
 # are (the table can be fixed from them; see MarkerFinder._detect_in_windows).
 MIN_CONFIRMED = 3
@@ -87,7 +92,11 @@ class MarkerFinder:
         rough.minMarkerPerimeterRate = 0.02
         rough.perspectiveRemovePixelPerCell = 8
         rough.errorCorrectionRate = 1.0
-        rough.adaptiveThreshWinSizeMax = 13  # two threshold passes instead of three: as many found, 1/3 less work
+        # One threshold pass (3 px windows) instead of OpenCV's three: at half of 1024 px the markers
+        # are 10-20 px wide and their ink-to-paper edge is sharp, so the smallest window finds them as
+        # often as the passes at 13 and 23 px (1 photo in 30 with a marker fewer), for less than half
+        # the work (the larger windows keep the texture of the table top as contours).
+        rough.adaptiveThreshWinSizeMax = 3
         self._rough = cv2.aruco.ArucoDetector(aruco_dict, rough)
         self._bits = {m: marker_bits(m, dictionary) for m in self.ids}
 
@@ -134,7 +143,7 @@ class MarkerFinder:
         found: list[tuple[int, np.ndarray, np.ndarray, tuple[int, int]]] = []  # id, corners, window, its origin
         for marker_id, corners in expected.items():
             corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-            side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+            side = _mean_side(corners)
             pad = max(pad_sides * side, 16.0)
             x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
             x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
@@ -156,7 +165,7 @@ class MarkerFinder:
         windows = []  # id, its window (grey), the window's origin, the corners in it
         for marker_id, corners in expected.items():
             corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-            side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+            side = _mean_side(corners)
             pad = int(np.ceil(side / 3)) + 4
             x0, y0 = np.floor(corners.min(axis=0)).astype(int) - pad
             x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + pad
@@ -210,18 +219,19 @@ class MarkerFinder:
             rough = [(mid, (c.astype(np.float64) + 0.5) * scale - 0.5)
                      for mid, c in _markers(self._rough, rough_image) if mid in self.ids]
         if sorted(mid for mid, _ in rough) != sorted(self.ids):
-            # The smallest (farthest) marker is the one the rough look misses: look for it where
-            # the other three put it, and confirm it like the others below.
-            fourth = self._fourth_marker(small, rough)
-            if fourth is None:
-                return None  # a marker not seen (or seen twice) roughly: only the full search can tell
-            rough.append(fourth)
+            # The smallest (farthest) markers are the ones the rough look misses: look for them where
+            # the others put them, and confirm them like the others below.
+            missed = self._missed_markers(small, rough)
+            if missed is None:
+                return None  # markers not seen (or seen twice) roughly: only the full search can tell
+            rough += missed
         out, unconfirmed = [], 0
         for mid, c in rough:
-            side = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
-            # A whole side of margin: the quiet zone's own outline (a cell outside) must be seen
-            # as it is in the whole image, and the threshold windows (up to 23 px) stay clear of the edge.
-            box = _window_box(c, side + 12.0, (h, w))
+            side = _mean_side(c)
+            # Half a side of margin (WINDOW_MARGIN): the quiet zone's own outline (a cell outside) must
+            # be seen as it is in the whole image, the threshold windows (up to 23 px) stay clear of the
+            # edge, and the rough corners may be off by a few pixels.
+            box = _window_box(c, WINDOW_MARGIN * side + 12.0, (h, w))
             if box is None:
                 return None
             x0, y0, x1, y1 = box
@@ -239,29 +249,38 @@ class MarkerFinder:
             return None
         return out
 
-    def _fourth_marker(self, small: np.ndarray, three: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray] | None:
-        """The one table marker the rough look missed (the smallest, farthest one), found by the
-        detector in a window where the other three put it; None unless the finder knows the
-        table's layout, exactly three distinct markers were seen, and the missing one shows once."""
-        seen = dict(three)
+    def _missed_markers(self, small: np.ndarray, rough: list[tuple[int, np.ndarray]]
+                        ) -> list[tuple[int, np.ndarray]] | None:
+        """The table markers the rough look missed (the smallest, farthest ones: one or two), each
+        found by the detector in a window where the markers seen put it; None unless the finder
+        knows the table's layout, at least two distinct markers were seen (each once), and every
+        missing one shows once where it should. With two seen, the first one found helps to place
+        the second (three markers place it better than two)."""
+        seen = dict(rough)
         missing = [m for m in self.ids if m not in seen]
-        if self.geometry is None or len(three) != 3 or len(seen) != 3 or len(missing) != 1:
+        if self.geometry is None or len(seen) != len(rough) or len(seen) < 2 or not missing:
             return None
-        guess = _guess_marker(seen, missing[0], self.geometry)
-        if guess is None:
-            return None
-        side = float(np.mean(np.linalg.norm(guess - np.roll(guess, -1, axis=0), axis=1)))
-        # The guess ignores the lens and rests on rough corners: off by up to 1.3 marker sides on
-        # simulator frames. Whatever is found is then confirmed in its own window like the others.
         h, w = small.shape[:2]
-        box = _window_box(guess, FOURTH_MARKER_REACH * side + 12.0, (h, w))
-        if box is None:
-            return None
-        x0, y0, x1, y1 = box
-        window = small[y0:y1, x0:x1]
-        found = [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
-                 if m == missing[0]]
-        return (missing[0], found[0].astype(np.float64)) if len(found) == 1 else None
+        out = []
+        for marker_id in missing:
+            guess = _guess_marker(seen, marker_id, self.geometry)
+            if guess is None:
+                return None
+            side = _mean_side(guess)
+            # The guess ignores the lens and rests on rough corners: off by up to 1.3 marker sides on
+            # simulator frames (three seen). Whatever is found is then confirmed in its own window.
+            box = _window_box(guess, FOURTH_MARKER_REACH * side + 12.0, (h, w))
+            if box is None:
+                return None
+            x0, y0, x1, y1 = box
+            window = small[y0:y1, x0:x1]
+            found = [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
+                     if m == marker_id]
+            if len(found) != 1:
+                return None
+            seen[marker_id] = found[0].astype(np.float64)
+            out.append((marker_id, seen[marker_id]))
+        return out
 
     def _window_detector(self, image_long_side: int, window_long_side: int):
         """The detector with its perimeter limits (fractions of the image's long side) rescaled
@@ -302,12 +321,15 @@ def _window_box(corners: np.ndarray, pad: float, shape: tuple[int, int]) -> tupl
 
 def _guess_marker(seen: Mapping[int, np.ndarray], missing: int, geometry: TableGeometry) -> np.ndarray | None:
     """Where marker `missing`'s corners should be, from the other markers' corners (a homography
-    through their 12 corners; each marker's corners are matched to the table's by where an
+    through their 8 or 12 corners; each marker's corners are matched to the table's by where an
     affine map through the centres puts them, so a marker stuck down turned is no trouble)."""
     ids = sorted(seen)
     centres_px = np.float32([quad_centre(seen[m]) for m in ids])
     centres_mm = np.float32([geometry.marker_centre(m) for m in ids])
-    affine = cv2.getAffineTransform(centres_mm[:3], centres_px[:3])
+    if len(ids) >= 3:
+        affine = cv2.getAffineTransform(centres_mm[:3], centres_px[:3])
+    else:
+        affine = _similarity(centres_mm, centres_px)
     if not np.isfinite(affine).all():
         return None
     src, dst = [], []
@@ -323,6 +345,18 @@ def _guess_marker(seen: Mapping[int, np.ndarray], missing: int, geometry: TableG
         return None
     corners = np.array(geometry.marker_corners(missing), dtype=np.float64).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(corners, H).reshape(4, 2)
+
+
+def _similarity(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 2x3 similarity (turn, scale, shift; no mirror: a table never is one) taking the two points
+    `src` to the two points `dst`: as complex numbers, dst = a * src + b."""
+    s0, s1 = complex(*map(float, src[0])), complex(*map(float, src[1]))
+    d0, d1 = complex(*map(float, dst[0])), complex(*map(float, dst[1]))
+    if s1 == s0:
+        return np.full((2, 3), np.nan)
+    a = (d1 - d0) / (s1 - s0)
+    b = d0 - a * s0
+    return np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag]])
 
 
 def _reduced(grey: np.ndarray, scale: float) -> np.ndarray:
@@ -378,7 +412,7 @@ def fit_edges_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarra
     for i, (grey, corners) in enumerate(items):
         start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
         # Work on a float copy of the marker's neighbourhood only (not the whole frame).
-        side = float(np.mean(np.linalg.norm(start - np.roll(start, -1, axis=0), axis=1)))
+        side = _mean_side(start)
         pad = int(np.ceil(side / 6)) + 4
         h, w = grey.shape[:2]
         x0, y0 = np.floor(start.min(axis=0)).astype(int) - pad
@@ -503,17 +537,44 @@ def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[n
     cuts = np.searchsorted(sr, np.arange(4 * q + 1))
     sizes = np.diff(cuts)
     points, directions = np.empty((4 * q, 2)), np.empty((4 * q, 2))
-    sides = np.nonzero(np.repeat(clear, 4))[0]
-    for size in np.unique(sizes[sides]):
-        group = sides[sizes[sides] == size]
-        mine = pts[cuts[group][:, None] + np.arange(size)]  # (sides, points, 2)
-        centre = np.add.reduce(mine, axis=1) / size  # each side's mine.mean(axis=0)
-        points[group] = centre
-        directions[group] = np.linalg.svd(mine - centre[:, None, :], full_matrices=False)[2][:, 0]
+    sides = np.nonzero(np.repeat(clear, 4))[0]  # each has its run of points (no other side has any)
+    if len(sides):
+        # Each side's mean point: its points laid out one side a row (padded with zeros, which add
+        # nothing) and summed along the row, in order, as np.add.reduce of one side's points along
+        # their axis does (np.add.reduceat sums otherwise); then the points less their side's mean.
+        runs = np.zeros((4 * q, int(sizes.max()), 2))
+        runs[sr, np.arange(len(sr)) - cuts[sr]] = pts
+        points[sides] = np.add.reduce(runs[sides], axis=1) / sizes[sides][:, None]
+        centred = pts - points[sr]
+        # The groups of sides with as many points, each in side order: the sides sorted by their
+        # count (stable), cut where the count changes.
+        order = sides[np.argsort(sizes[sides], kind="stable")]
+        counted = sizes[order]
+        starts = [0, *(np.flatnonzero(counted[1:] != counted[:-1]) + 1).tolist(), len(order)]
+        for g0, g1 in zip(starts[:-1], starts[1:]):
+            group, size = order[g0:g1], int(counted[g0])
+            directions[group] = _right_singular_vectors(centred[cuts[group][:, None] + np.arange(size)])[:, 0]
     for k, i in enumerate(usable):
         if clear[k]:
             out[i] = (points[4 * k:4 * k + 4], directions[4 * k:4 * k + 4])
     return out
+
+
+def _right_singular_vectors(stack: np.ndarray) -> np.ndarray:
+    """np.linalg.svd(stack, full_matrices=False)[2] for a stack of float64 matrices: numpy's own SVD
+    gufunc (the same LAPACK call on each matrix), without the wrapper's checks and conversions,
+    which cost as much as the decomposition of a side's few dozen points."""
+    if _SVD_THIN is None:
+        return np.linalg.svd(stack, full_matrices=False)[2]
+    with np.errstate(call=_svd_failed, invalid="call", over="ignore", divide="ignore", under="ignore"):
+        return _SVD_THIN(stack, signature="d->ddd")[2]
+
+
+def _svd_failed(*_) -> None:
+    raise np.linalg.LinAlgError("SVD did not converge")  # as np.linalg.svd says it
+
+
+_SVD_THIN = getattr(getattr(np.linalg, "_umath_linalg", None), "svd_s", None)
 
 
 @lru_cache(maxsize=64)
@@ -554,6 +615,25 @@ def _grey(image: np.ndarray) -> np.ndarray:
     if image.ndim == 2:
         return image
     return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+
+
+def _mean_side(corners: np.ndarray) -> float:
+    """The mean side length of a quad of float64 corners (4, 2): the very value of
+    float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1))) (the same products, square
+    roots and sums in the same order), in plain floats: numpy's calls cost 30 times the sums."""
+    if corners.dtype != np.float64:
+        c = corners
+        return float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners.reshape(4, 2).tolist()
+    dx, dy = x0 - x1, y0 - y1
+    total = math.sqrt(dx * dx + dy * dy)
+    dx, dy = x1 - x2, y1 - y2
+    total += math.sqrt(dx * dx + dy * dy)
+    dx, dy = x2 - x3, y2 - y3
+    total += math.sqrt(dx * dx + dy * dy)
+    dx, dy = x3 - x0, y3 - y0
+    total += math.sqrt(dx * dx + dy * dy)
+    return total / 4
 
 
 def _same_place(a: np.ndarray, b: np.ndarray) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -141,7 +142,7 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
         raise TableNotFound("the table markers seen lie on one line, so they cannot fix the table: "
                             "check that markers 0-3 sit at the four corners of the play area.")
     # A marker stuck down turned by 90 degrees is fine: match its corners by where they fall.
-    turns = {m: _rotation(undist[m], geometry.marker_corners(m), rough) for m in seen}
+    turns = dict(zip(seen, _rotations(flat, [geometry.marker_corners(m) for m in seen], rough)))
     ordered = {m: undist[m][_TURNS[turns[m]]] for m in seen}
     src = np.concatenate([ordered[m] for m in seen])
     dst = np.concatenate([np.array(geometry.marker_corners(m), dtype=np.float64) for m in seen])
@@ -159,7 +160,7 @@ def fit_table(sightings: Sightings, geometry: TableGeometry, profile: CameraProf
         raise TableNotFound("the table markers are in the wrong corners (the table comes out mirrored): "
                             "put 0 top-left, 1 top-right, 2 bottom-right and 3 bottom-left as seen from the camera.")
     centres_fit = _apply(H, np.array([quad_centre(ordered[m]) for m in seen]))  # each point on its own
-    errors = {m: float(np.linalg.norm(centres_fit[k] - geometry.marker_centre(m))) for k, m in enumerate(seen)}
+    errors = {m: _distance(centres_fit[k], geometry.marker_centre(m)) for k, m in enumerate(seen)}
     raw_corners = {m: np.asarray(sightings.markers[m].corners, dtype=np.float64)[_TURNS[turns[m]]] for m in seen}
     warnings = [f"marker {', '.join(map(str, sightings.duplicates))} appears more than once: "
                 "remove the extra copy"] if sightings.duplicates else []
@@ -336,12 +337,19 @@ def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
 _TURNS = (np.arange(4)[None, :] + np.arange(4)[:, None]) % 4
 
 
-def _rotation(corners_px: np.ndarray, corners_mm: list[tuple[float, float]], rough: np.ndarray) -> int:
-    """By how many corners the marker is turned: the k for which its corners from the k-th on fall
-    nearest the table's corners through `rough`."""
-    where = _apply(rough, corners_px)
-    misfit = ((where[_TURNS] - np.array(corners_mm)) ** 2).sum(axis=(1, 2))
-    return int(np.argmin(misfit))
+def _rotations(corners_px: np.ndarray, corners_mm: list[list[tuple[float, float]]], rough: np.ndarray) -> list[int]:
+    """By how many corners each marker is turned: the k for which its corners from the k-th on fall
+    nearest its table corners through `rough`. `corners_px` (4 * markers, 2), four by four (one
+    transform and one sum for all markers: each point is mapped on its own)."""
+    where = _apply(rough, corners_px).reshape(-1, 4, 2)
+    misfit = ((where[:, _TURNS] - np.array(corners_mm, dtype=np.float64)[:, None]) ** 2).sum(axis=(2, 3))
+    return np.argmin(misfit, axis=1).tolist()
+
+
+def _distance(a: np.ndarray, b: tuple[float, float]) -> float:
+    """float(np.linalg.norm(a - b)) of two points, in plain floats (the same products and square root)."""
+    dx, dy = float(a[0]) - float(b[0]), float(a[1]) - float(b[1])
+    return math.sqrt(dx * dx + dy * dy)
 
 
 def _mirrored(H: np.ndarray, at_px: np.ndarray) -> bool:

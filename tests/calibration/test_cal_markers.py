@@ -55,9 +55,10 @@ def test_the_search_in_windows_finds_the_very_corners_a_search_of_the_whole_fram
     assert sorted(mid for mid, _ in MarkerFinder()._detect_in_windows(small)) == [0, 1, 2, 3]
 
 
-def test_a_marker_the_rough_look_misses_is_found_where_the_other_three_put_it(monkeypatch):
-    """The farthest marker is the one a rough look at quarter size misses; with the table's layout
-    the search looks for it where the other three put it, and gets the corners of a whole-image search."""
+def test_markers_the_rough_look_misses_are_found_where_the_others_put_them(monkeypatch):
+    """The farthest markers are the ones a rough look at quarter size misses; with the table's layout
+    the search looks for each where the others put it (three, or two and the first one found), and
+    gets the corners of a whole-image search. One marker seen is too little: everything is searched."""
     import tablecam.calibration.markers as markers
     from tablecam.calibration.geometry import TableGeometry
 
@@ -66,20 +67,70 @@ def test_a_marker_the_rough_look_misses_is_found_where_the_other_three_put_it(mo
     small = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     whole = dict(markers._markers(MarkerFinder()._detector, small))
     real = markers._markers
-    for missed in (0, 2):
+    for missed in ({0}, {2}, {0, 1}, {1, 2}, {0, 2}, {2, 3}):
         finder, plain = MarkerFinder(geometry=TableGeometry()), MarkerFinder()
 
-        def rough_misses_one(detector, image):
+        def rough_misses(detector, image):
             found = real(detector, image)
-            return [(m, c) for m, c in found if m != missed] if detector in (finder._rough, plain._rough) else found
+            return [(m, c) for m, c in found if m not in missed] if detector in (finder._rough, plain._rough) else found
 
         with monkeypatch.context() as m:
-            m.setattr(markers, "_markers", rough_misses_one)
+            m.setattr(markers, "_markers", rough_misses)
             staged = finder._detect_in_windows(small)
             assert plain._detect_in_windows(small) is None  # without the layout: search everything
-        assert staged is not None and sorted(mid for mid, _ in staged) == [0, 1, 2, 3]
+        assert staged is not None and sorted(mid for mid, _ in staged) == [0, 1, 2, 3], missed
         for mid, c in staged:
             assert np.array_equal(c, whole[mid])
+    finder = MarkerFinder(geometry=TableGeometry())
+    with monkeypatch.context() as m:
+        m.setattr(markers, "_markers", lambda detector, image: [(k, c) for k, c in real(detector, image)
+                                                                  if k == 3 or detector is not finder._rough])
+        assert finder._detect_in_windows(small) is None
+
+
+def test_a_marker_covered_for_good_leaves_the_guess_and_searches_everything(monkeypatch):
+    """Two markers seen roughly, a third covered: its window shows nothing, so the whole reduced image
+    is searched, as before the guess (which found the table there: the same sightings)."""
+    import tablecam.calibration.markers as markers
+    from tablecam.calibration.geometry import TableGeometry
+
+    scene = replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0), covered=(1,))
+    grey = cv2.cvtColor(view(scene), cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    finder = MarkerFinder(geometry=TableGeometry())
+    real = markers._markers
+    with monkeypatch.context() as m:
+        m.setattr(markers, "_markers", lambda detector, image: [(k, c) for k, c in real(detector, image)
+                                                                  if k != 0 or detector is not finder._rough])
+        assert finder._detect_in_windows(small) is None
+        staged = finder.find_all(grey)
+    with monkeypatch.context() as m:
+        m.setattr(markers, "STAGED_FROM_LONG_SIDE", 10**9)  # no windows: the whole image
+        whole = finder.find_all(grey)
+    assert sorted(staged.markers) == sorted(whole.markers) == [0, 2, 3]
+    for mid in whole.markers:
+        assert np.array_equal(staged.markers[mid].corners, whole.markers[mid].corners)
+
+
+def test_a_quads_mean_side_is_numpys_to_the_last_bit():
+    """The side length a window's size rests on, in plain floats: the very value of numpy's expression."""
+    from tablecam.calibration.markers import _mean_side
+
+    rng = np.random.default_rng(3)
+    for _ in range(20000):
+        q = rng.normal(500, 300, (4, 2)) * rng.choice([1e-3, 1.0, 1e3])
+        assert _mean_side(q) == float(np.mean(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)))
+    q32 = rng.normal(500, 300, (4, 2)).astype(np.float32)  # other types: numpy's own expression
+    assert _mean_side(q32) == float(np.mean(np.linalg.norm(q32 - np.roll(q32, -1, axis=0), axis=1)))
+
+
+def test_the_edge_fits_svd_is_numpys_to_the_last_bit():
+    from tablecam.calibration.markers import _right_singular_vectors
+
+    rng = np.random.default_rng(4)
+    for n in (4, 7, 20, 40):
+        stack = rng.normal(0, 30, (5, n, 2))
+        assert np.array_equal(_right_singular_vectors(stack), np.linalg.svd(stack, full_matrices=False)[2])
 
 
 def test_the_full_size_retry_searches_around_what_the_reduced_search_found(monkeypatch):

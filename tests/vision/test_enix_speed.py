@@ -295,3 +295,98 @@ def test_the_best_correlation_is_the_guarded_correlations_best():
         d = np.sqrt(float(a @ a) * squares)
         want = float(np.where(d > 1e-12, (rows @ a) / np.maximum(d, 1e-12), 0.0).max())
         assert _best_correlation(a, float(a @ a), rows, squares) == want
+
+
+# --- session 11 -------------------------------------------------------------------------------------
+from tablecam.vision.enix_hexes import _cover  # noqa: E402
+from tablecam.vision.enix_search import _blob_points, _blobs4, _id_runs, _ids_lut  # noqa: E402
+from tablecam.vision.piece_colours import _LINEAR, srgb_to_linear  # noqa: E402
+
+
+def test_label_masks_by_comparison_are_the_lookup_tables_answers():
+    rng = np.random.default_rng(11)
+    for t in range(2000):
+        labels = rng.integers(-1, 12, size=(int(rng.integers(1, 40)), int(rng.integers(1, 40)))).astype(np.int8)
+        if t % 3 == 0:
+            labels = labels[:, ::2]  # (a crop of the map: not contiguous)
+        ids = [int(i) for i in rng.choice(12, size=int(rng.integers(0, 7)), replace=False)]
+        lut = np.zeros(256, np.uint8)
+        lut[np.asarray(ids, dtype=np.intp)] = 1
+        want = cv2.LUT(np.ascontiguousarray(labels).view(np.uint8), lut)
+        got = _ids_lut(labels, ids)
+        assert got.dtype == np.uint8 and np.array_equal(got, want)
+    assert _id_runs((9, 0, 1, 2, 8, 5)) == ((0, 2), (5, 5), (8, 9))
+
+
+def test_blobs_labelled_without_stats_are_the_stats_blobs_and_their_points():
+    rng = np.random.default_rng(11)
+    for mask in _random_masks(rng, 400):
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        got_count, got_labels, areas = _blobs4(mask)
+        assert got_count == count and np.array_equal(got_labels, labels)
+        assert np.array_equal(areas, stats[:, cv2.CC_STAT_AREA])
+        ids = np.flatnonzero(areas >= int(rng.integers(1, 30)))
+        ids = ids[ids > 0]
+        for i, pts in zip(ids, _blob_points(labels, ids, 7, 3)):
+            x, y, w, h, _ = stats[i]
+            want = np.column_stack(np.nonzero(labels[y:y + h, x:x + w] == i)[::-1]).astype(np.float64) + (x + 7, y + 3)
+            assert pts.dtype == want.dtype and np.array_equal(pts, want)
+
+
+def test_linear_light_of_whole_levels_is_the_tables_own():
+    rng = np.random.default_rng(11)
+    for shape in [(0,), (1,), (5,), (3, 0), (7, 3), (6, 99, 99), (2, 3, 4, 5), (1000,)]:
+        v = rng.integers(0, 256, size=shape).astype(np.uint8)
+        for w in (v, v[..., ::2]):
+            got = srgb_to_linear(w)
+            assert got.dtype == np.float32 and got.shape == w.shape
+            assert np.array_equal(got.view(np.uint32), _LINEAR[w].view(np.uint32))
+
+
+def test_a_hexagons_cover_from_8_bits_is_the_whole_count():
+    rng = np.random.default_rng(11)
+    for mask in _random_masks(rng, 300):
+        n = int(rng.integers(1, min(mask.shape) + 1))
+        kernel = np.zeros((n, n), np.uint8)
+        c = (n - 1) / 2
+        a = rng.uniform(0, math.pi / 3) + np.arange(6) * math.pi / 3
+        corners = np.column_stack([c + c * np.cos(a), c + c * np.sin(a)])
+        cv2.fillConvexPoly(kernel, np.round(corners).astype(np.int32), 1)
+        want = np.rint(cv2.matchTemplate(mask.astype(np.float32), kernel.astype(np.float32), cv2.TM_CCORR))
+        got = _cover(mask, kernel)
+        assert np.array_equal(got, want)
+        # ... and they are the counts themselves (checked directly at a few shifts).
+        for _ in range(3):
+            dy, dx = (int(rng.integers(0, s)) for s in got.shape)
+            assert got[dy, dx] == np.count_nonzero(mask[dy:dy + n, dx:dx + n] & kernel)
+
+
+def test_the_seeds_ring_counts_are_two_box_filters():
+    from tablecam.vision.enix_hexes import _ring_counts
+
+    rng = np.random.default_rng(11)
+    for mask in _random_masks(rng, 400):
+        rows, cols = mask.shape
+        band_in = 2 * int(rng.integers(1, 12)) + 1
+        band_out = band_in + 2 * int(rng.integers(1, 10))
+        x, y = int(rng.integers(0, cols)), int(rng.integers(0, rows))
+        w, h = int(rng.integers(1, cols - x + 1)), int(rng.integers(1, rows - y + 1))
+        want = (cv2.boxFilter(mask, cv2.CV_32S, (band_out, band_out), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                - cv2.boxFilter(mask, cv2.CV_32S, (band_in, band_in), normalize=False, borderType=cv2.BORDER_CONSTANT))
+        got = _ring_counts(mask, (x, y, w, h), band_in, band_out)
+        assert got.dtype == want.dtype and np.array_equal(got, want[y:y + h, x:x + w])
+
+
+def test_the_seeds_closing_near_the_colour_is_the_whole_masks():
+    from tablecam.vision.enix_hexes import _closed_near
+
+    rng = np.random.default_rng(11)
+    for mask in _random_masks(rng, 400):
+        # (Set in a larger empty map at times: the window's edge then lies inside the map.)
+        top, left, bottom, right = (int(v) for v in rng.integers(0, 12, 4) * (rng.random() < 0.7))
+        mask = cv2.copyMakeBorder(mask, top, bottom, left, right, cv2.BORDER_CONSTANT, value=0)
+        for k in (3, 5, 9):
+            x, y, w, h = cv2.boundingRect(mask)
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            want = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+            assert np.array_equal(_closed_near(mask, (x, y, w, h), kernel, k), want)

@@ -68,15 +68,17 @@ def blobs_in_regions(bgr: np.ndarray, white: np.ndarray, regions: list[np.ndarra
     # smallest piece's area holds none.
     least = (1 - size_tolerance) * (math.pi * diameter_px * diameter_px / 4)
     out = []
-    for poly in regions:
-        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    # Every region's box at once (the same numbers as region by region).
+    lows = np.maximum(np.floor(np.array([p.min(axis=0) for p in regions])).astype(int), 0).tolist()
+    highs = np.minimum(np.ceil(np.array([p.max(axis=0) for p in regions])).astype(int) + 1, (w, h)).tolist()
+    for poly, (x0, y0), (x1, y1) in zip(regions, lows, highs):
         if x1 - x0 < 3 or y1 - y0 < 3:
             continue
+        box = slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)
+        if np.count_nonzero(colourful[box]) < least:
+            continue  # fewer coloured pixels in its whole box than a piece has: most cells, passed over
         inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
-        box = slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)
         sel = colourful[box] & inside.astype(bool)
         coloured = np.count_nonzero(sel)
         if coloured > max_coloured * np.count_nonzero(inside) or coloured < least:

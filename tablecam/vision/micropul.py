@@ -42,8 +42,8 @@ from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 from .board_lattice import TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, other_fits, site_residuals
 from .colour_blobs import blobs_in_regions, colourfulness
 from .face_down import find_face_down
-from .micropul_faces import (BLUR_MM, QUADRANTS, FaceModel, FaceReading, alignment, face_model, faces_matching,
-                             read_faces)
+from .micropul_faces import (BLUR_MM, QUADRANTS, TEMPLATE_NAMES, FaceModel, FaceReading, _quadrant_slice, alignment,
+                             face_model, faces_matching, read_faces)
 from .print_ink import disc_spots, work_array
 from .table_patches import quad_patches
 from .tile_darkness import graded_darkness, tile_darkness
@@ -139,6 +139,9 @@ class _Search:
     mm_to_px: object
     ppm: float
     light: object  # calibration.light.LightReference, or None
+    # _paper_beside's answers in this frame, by stone centre: each lattice read and each round of
+    # growth asks again about the stones it already knew.
+    paper_beside: dict = field(default_factory=dict)
 
 
 def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings, state: dict | None,
@@ -580,7 +583,12 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
     # to half a pixel), then read again. Table cells keep their place: aligning them on clutter
     # would only help clutter look like a tile.
     # Align what may be a tile: a misplaced thin ring fits loosely until it is aligned.
-    loose = np.array(_fits(model, readings, dark, visible, ALIGN_LOOSENESS, weights), bool)
+    # (A cell that fits closely fits loosely too: only the others are asked, row by row the same.)
+    loose = np.array(fits, bool).copy()
+    if not loose.all():
+        rest = ~loose
+        loose[rest] = _fits(model, [r for r, f in zip(readings, rest) if f], dark[rest], visible[rest], ALIGN_LOOSENESS,
+                            weights[rest])
     looks = loose & (np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT)
     shift_px = np.zeros((len(cells), 2))
     if looks.any():
@@ -722,18 +730,39 @@ def _stone_weights(lattice: Lattice, centres: np.ndarray, stones: list, side_px:
     near = np.hypot(centres[:, None, 0] - stone_mm[None, :, 0], centres[:, None, 1] - stone_mm[None, :, 1]) < reach
     if not near.any():
         return weights
-    offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch  # pixel centres along a side, mm
-    gx, gy = np.meshgrid(offsets, offsets)
-    local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ lattice.rotation.T  # (P, 2) mm from the centre
+    local = _pixel_offsets(side_px, pitch, lattice.angle_deg)  # (P, 2) mm from the centre
     # Only the (cell, stone) pairs in reach: most cells near a stone are near one or two of the
     # board's stones, and every pixel's distance to the others was computed for nothing. The same
     # distances as over all pairs; a pixel is kept when it is out of reach of each of its cell's stones.
     kk, ss = np.nonzero(near)  # sorted by cell
-    pts = centres[kk][:, None, :] + local[None]  # (pairs, P, 2)
-    far = np.hypot(pts[..., 0] - stone_mm[ss, 0, None], pts[..., 1] - stone_mm[ss, 1, None]) >= reach_mm
-    starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-    weights[kk[starts]] = np.logical_and.reduceat(far, starts, axis=0).reshape(len(starts), side_px, side_px)
+    dx = (centres[kk, 0, None] + local[None, :, 0]) - stone_mm[ss, 0, None]  # (pairs, P)
+    dy = (centres[kk, 1, None] + local[None, :, 1]) - stone_mm[ss, 1, None]
+    # The squared distance against the squared reach (a third of np.hypot's time); the few pixels
+    # within rounding of the reach are decided by np.hypot itself, as before: the same weights.
+    d2 = dx * dx
+    d2 += dy * dy
+    r2 = reach_mm * reach_mm
+    far = d2 >= r2
+    close_call = np.abs(d2 - r2) <= STONE_REACH_ROUNDING * r2
+    if close_call.any():
+        far[close_call] = np.hypot(dx[close_call], dy[close_call]) >= reach_mm
+    flat = weights.reshape(n, -1)
+    for k, f in zip(kk.tolist(), far):
+        flat[k][~f] = 0.0
     return weights
+
+
+STONE_REACH_ROUNDING = 1e-9  # relative: far wider than float64's rounding of a squared distance (1e-15)
+
+
+@lru_cache(maxsize=32)
+def _pixel_offsets(side_px: int, pitch_mm: float, angle_deg: float) -> np.ndarray:
+    """(side * side, 2) read-only: each patch pixel's centre from the cell's centre, table mm (row-major)."""
+    offsets = ((np.arange(side_px) + 0.5) / side_px - 0.5) * pitch_mm  # pixel centres along a side, mm
+    gx, gy = np.meshgrid(offsets, offsets)
+    local = np.stack([gx.ravel(), gy.ravel()], axis=1) @ Lattice(angle_deg, (0.0, 0.0), pitch_mm).rotation.T
+    local.flags.writeable = False
+    return local
 
 
 def _cut_cells(frame, fix, lattice: Lattice, bend, cells: list, shifts_mm: np.ndarray, model: FaceModel,
@@ -783,7 +812,8 @@ def _prepare_search(table, light, geometry: TableGeometry, tile_mm: float) -> _S
     pair = work_array("white_grey", white.shape, np.uint16)
     np.left_shift(white, 8, out=pair, dtype=np.uint16)
     pair |= grey
-    dark = np.take(_darkness_table(), pair, out=work_array("dark", white.shape))
+    # (mode "clip": every uint16 index is in the table; numpy's checked "raise" mode took a third longer)
+    dark = np.take(_darkness_table(), pair, out=work_array("dark", white.shape), mode="clip")
     valid = np.greater(white, VALID_WHITE, out=work_array("search_valid", shape, bool))
     keep_out = geometry.marker_mm / 2 + geometry.marker_mm / 4  # the marker and its paper
     for m in range(4):
@@ -847,6 +877,14 @@ def _paper_beside(search: _Search, centre_mm) -> bool:
     against the markers' paper): the stone lies on a tile, though a hand may hide the rest of it."""
     if search.light is None:
         return False
+    key = (float(centre_mm[0]), float(centre_mm[1]))
+    if key not in search.paper_beside:
+        search.paper_beside[key] = _paper_beside_now(search, centre_mm)
+    return search.paper_beside[key]
+
+
+def _paper_beside_now(search: _Search, centre_mm) -> bool:
+    """_paper_beside, measured."""
     c = search.mm_to_px(np.array([centre_mm], dtype=np.float64))[0]
     r = 0.8 * STONE_MM * search.ppm
     angles = np.arange(12) * np.pi / 6
@@ -1094,6 +1132,12 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
     scale = (side_px / 60.0) ** 2
     paper_ok = np.where(visible, tint, 0.0).max(axis=1) <= MAX_PAPER_TINT  # a stone is coloured: its quadrant aside
     board_white = _board_white(whites, fits, paper_ok, paper_floor)
+    # Per cell, once for all (the same numbers as asked cell by cell below): the darkest visible
+    # quadrant's white, the worst visible quadrant's error, and the quadrant tests of the face read.
+    visible = np.asarray(visible, bool)
+    any_visible, all_visible = visible.any(axis=1), visible.all(axis=1)
+    darkest = np.where(visible, whites, np.inf).min(axis=1) if len(cells) else np.zeros(0, np.float32)
+    odd, loose, worst_errors = _quadrant_tests(readings, visible, LOOSE_MARGIN * MIN_MARGIN * scale)
     out = {}
     for k, cell in enumerate(cells):
         r = readings[k]
@@ -1101,13 +1145,12 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
         shaded_ok = cell in support or (fits[k] and _clear_ink_beside_a_tile(
             model, k, cell, cells, readings, fits, paper_ok, visible, MIN_MARGIN * scale))
         least = MIN_SHADED_PAPER_WHITE if shaded_ok else MIN_PAPER_WHITE
-        bright = board_white is not None and whites[k][visible[k]].min() >= least * board_white \
-            if visible[k].any() else False
+        bright = board_white is not None and darkest[k] >= least * board_white if any_visible[k] else False
         if fits[k] and paper_ok[k] and bright and (
-                visible[k].all() or _visible_ink(model, r, visible[k]) > 1.0
+                all_visible[k] or _visible_ink(model, r, visible[k]) > 1.0
                 or _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings)):
             face = r.face if r.margin >= MIN_MARGIN * scale else None
-            worst = float(np.array(r.quadrant_error)[visible[k]].max())
+            worst = float(worst_errors[k])
             # Two stones on a tile hide half of it (and their shade more): its discs may not show at
             # search resolution, but the ink left in view, under stones, is a tile's.
             inked_stone_cell = cell in stone_bearing and _visible_ink(model, r, visible[k]) > 1.0
@@ -1115,7 +1158,7 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
                 # No disc found here, no clear face and a loose fit: more likely table than a tile.
                 out[cell] = _Verdict("none", r, None)
                 continue
-            if _odd_quadrant(r, visible[k]) or _loose_quadrants(r, visible[k], LOOSE_MARGIN * MIN_MARGIN * scale):
+            if odd[k] or loose[k]:
                 # Something the colour does not show lies over one quadrant (a finger in its own
                 # shade), or over most of the tile: the face read there would be its, not the print's.
                 out[cell] = _Verdict("covered", r, None)
@@ -1143,6 +1186,21 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
         else:
             out[cell] = _Verdict("none", r, None)
     return out
+
+
+def _quadrant_tests(readings: list[FaceReading], visible: np.ndarray, least_margin: float):
+    """(N,) bool _odd_quadrant and _loose_quadrants of each reading over its visible quadrants, and
+    (N,) its worst visible quadrant's error (-inf with none visible), all cells at once: the same
+    sorted errors, the invisible quadrants sorted below them all."""
+    n = len(readings)
+    if n == 0:
+        return np.zeros(0, bool), np.zeros(0, bool), np.zeros(0)
+    errors = np.sort(np.where(visible, np.array([r.quadrant_error for r in readings], np.float64), -np.inf), axis=1)
+    count = visible.sum(axis=1)
+    odd = (count >= 2) & (errors[:, -1] > ODD_QUADRANT_ERROR) & (errors[:, -1] > ODD_QUADRANT_RATIO * errors[:, -2])
+    margins = np.array([r.margin for r in readings], np.float64)
+    loose = (count >= 3) & (errors[:, -3] > LOOSE_QUADRANT_ERROR) & (margins < least_margin)
+    return odd, loose, errors[:, -1]
 
 
 # A tile in a shadow is let in darker only when its face is read by far (margin over the next face
@@ -1175,8 +1233,16 @@ def _tile_margin(model: FaceModel, r: FaceReading) -> float:
     against any other face (seed 5877)."""
     if r.face is None or not r.face.big:
         return r.margin
-    others = np.array([f.big != r.face.big for f in model.faces], bool)
+    others = _not_big_of(model, r.face.big)
     return float(np.min(r.face_errors[others]) - r.error) if others.any() else r.margin
+
+
+@lru_cache(maxsize=8)
+def _not_big_of(model: FaceModel, colour: str) -> np.ndarray:
+    """(F,) bool read-only: the model's faces that are not a big micropul of `colour`."""
+    out = np.array([f.big != colour for f in model.faces], bool)
+    out.flags.writeable = False
+    return out
 
 
 # The board's paper against the markers' paper (grey levels of the raw frame): 0.76-1.5 on the
@@ -1318,8 +1384,6 @@ def _fits(model: FaceModel, readings: list[FaceReading], dark: np.ndarray, visib
 
 def _visible_ink(model: FaceModel, r: FaceReading, visible: np.ndarray) -> float:
     """Squared template energy of the reading's face over the visible quadrants."""
-    from .micropul_faces import BLUR_MM
-
     bi = BLUR_MM.index(r.blur_mm)
     t_idx = model.face_templates[r.face_index]
     return float(sum(model.norms[bi, q, t_idx[q]] for q in range(4) if visible[q]))
@@ -1357,8 +1421,6 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
                   weights: np.ndarray | None = None) -> np.ndarray:
     """Per reading, the weakest ink relative to the face's template over the face's visible micropul
     quadrants (inf when a stone hides the only micropul, 0 when the face shows none at all)."""
-    from .micropul_faces import TEMPLATE_NAMES, _quadrant_slice
-
     n = len(readings)
     half = model.quadrant_px
     bi = np.array([BLUR_MM.index(r.blur_mm) for r in readings])

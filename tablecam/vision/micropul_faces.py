@@ -68,6 +68,21 @@ class FaceModel:
         return np.ascontiguousarray(self.templates.transpose(1, 0, 2, 3)).reshape(n_q, n_blur * n_t, n_p)
 
     @cached_property
+    def face_gather(self) -> np.ndarray:
+        """(quadrant, blur, face): where each face's template of each quadrant at each blur lies in a
+        patch's (quadrant, blur, template) products, flattened (one take gathers all of them)."""
+        n_blur, n_q, n_t, _ = self.templates.shape
+        q = np.arange(n_q)[:, None, None]
+        b = np.arange(n_blur)[None, :, None]
+        return q * n_blur * n_t + b * n_t + self.face_templates.T[:, None, :]
+
+    @cached_property
+    def face_differences(self) -> np.ndarray:
+        """(face, face) uint8: the quadrants (bits, QUADRANTS order) where two faces' templates differ."""
+        neq = self.face_templates[:, None, :] != self.face_templates[None, :, :]
+        return (neq.astype(np.uint8) << np.arange(4, dtype=np.uint8)).sum(axis=2).astype(np.uint8)
+
+    @cached_property
     def squares_by_quadrant(self) -> np.ndarray:
         """`by_quadrant` squared, per pixel (the weighted norms of read_faces)."""
         return self.by_quadrant * self.by_quadrant
@@ -231,28 +246,37 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     obs_norm = np.einsum("nqp,nqp->nq", obs, obs)  # (N, 4)
     # Per quadrant, one matrix product (BLAS) of the patches with every blur's templates.
     dots = np.stack([obs[:, q] @ model.by_quadrant[q].T for q in range(4)], axis=1)
-    norms = np.repeat(model.norms.transpose(1, 0, 2).reshape(1, 4, -1), n, axis=0)  # (N, 4, blur * T)
     counts = np.full((n, 4), float(n_p), np.float32)
     masked = np.zeros(n, bool) if weights is None else weights.reshape(n, -1).min(axis=1) < 1.0
+    masked_norms = None
     if masked.any():
         # The same sums with each pixel weighted, for the few patches that have weights.
-        wq = np.stack([weights[masked][:, ys, xs].reshape(int(masked.sum()), -1) for ys, xs in slices],
-                      axis=1).astype(np.float32)
+        wm = weights[masked]
+        wq = np.stack([wm[:, ys, xs].reshape(len(wm), -1) for ys, xs in slices], axis=1).astype(np.float32)
         seen = wq.sum(axis=2)
         # A quadrant mostly under something else is not read at all.
         visible[masked] &= seen >= MIN_SEEN_SHARE * n_p
         ow = obs[masked] * wq
         obs_norm[masked] = np.einsum("nqp,nqp->nq", ow, obs[masked])
         dots[masked] = np.stack([ow[:, q] @ model.by_quadrant[q].T for q in range(4)], axis=1)
-        norms[masked] = np.stack([wq[:, q] @ model.squares_by_quadrant[q].T for q in range(4)], axis=1)
+        masked_norms = np.stack([wq[:, q] @ model.squares_by_quadrant[q].T for q in range(4)], axis=1)
         counts[masked] = np.maximum(seen, 1.0)
-    norms = norms.reshape(n, 4, n_blur, n_t)
-    dots = dots.reshape(n, 4, n_blur, n_t)  # (N, 4, blur, T)
     vis = visible.astype(np.float32)  # (N, 4)
     ft = model.face_templates  # (F, 4)
-    # a[n, b, f] = sum over visible quadrants q of dots[n, q, b, ft[f, q]]
-    a = sum(dots[:, q][:, :, ft[:, q]] * vis[:, q, None, None] for q in range(4))  # (N, blur, F)
-    b = sum(norms[:, q][:, :, ft[:, q]] * vis[:, q, None, None] for q in range(4))
+    # a[n, b, f] = sum over visible quadrants q of dots[n, q, b, ft[f, q]]; b the same of the
+    # templates' squared norms. An unweighted patch's norms are the model's: b depends on its
+    # visible quadrants only, and is made once per pattern of them (most patches show all four).
+    a = _face_sums(dots.reshape(n, -1), model.face_gather, vis)  # (N, blur, F)
+    b = np.empty_like(a)
+    plain = ~masked
+    codes = visible.astype(np.uint8) @ _QUADRANT_BITS  # (N,) the visible quadrants as 4 bits
+    if plain.any():
+        patterns = sorted(set(codes[plain].tolist()))
+        table = np.stack([_plain_face_norms(model, c) for c in patterns])
+        b[plain] = table[np.searchsorted(patterns, codes[plain])]
+    if masked_norms is not None:
+        b[masked] = _face_sums(masked_norms.reshape(len(masked_norms), -1), model.face_gather, vis[masked])
+    dots = dots.reshape(n, 4, n_blur, n_t)  # (N, 4, blur, T)
     gain = np.clip(a / np.maximum(b, 1e-9), *GAIN_RANGE)
     o = (obs_norm * vis).sum(axis=1)[:, None, None]
     err = o - 2 * gain * a + gain * gain * b  # (N, blur, F)
@@ -263,19 +287,23 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     # at once: per patch the same element-wise float32 steps as one at a time, without the loop.
     rows = np.arange(n)
     bis, fs = np.unravel_index(np.argmin(err.reshape(n, -1), axis=1), err.shape[1:])
-    at_blur = err[rows, bis]  # (N, F)
-    order = np.argsort(at_blur, axis=1)
+    at_blur = err[rows, bis]  # (N, F), a fresh array: each reading keeps its row
     g = gain[rows, bis, fs]  # float32
     g64 = g.astype(np.float64)
     t_idx = ft[fs]  # (N, 4)
     at = (rows[:, None], np.arange(4)[None, :], bis[:, None], t_idx)
+    norms_at = model.norms[bis[:, None], np.arange(4)[None, :], t_idx]  # (N, 4)
+    if masked_norms is not None:
+        norms_at[masked] = masked_norms.reshape(-1, 4, n_blur, n_t)[
+            np.arange(len(masked_norms))[:, None], np.arange(4)[None, :], bis[masked][:, None], t_idx[masked]]
     q_err = (obs_norm - (2.0 * g64).astype(np.float32)[:, None] * dots[at]
-             + (g64 * g64).astype(np.float32)[:, None] * norms[at]) / counts
-    # The runner-up must differ in what can be seen: faces equal on the visible quadrants tie.
-    differs = ((ft[order] != t_idx[:, None, :]) & visible[:, None, :]).any(axis=2)
-    differs[:, 0] = False  # the first in the order is the best (or ties with it)
-    first = np.argmax(differs, axis=1)
-    runner = np.where(differs[rows, first], order[rows, first], -1)
+             + (g64 * g64).astype(np.float32)[:, None] * norms_at) / counts
+    # The runner-up must differ in what can be seen: faces equal on the visible quadrants tie. It is
+    # the least error among those (no sort of all faces: only its error, the margin, is used).
+    differs = (model.face_differences[fs] & codes[:, None]) != 0  # (N, F)
+    others = np.where(differs, at_blur, np.inf)
+    runner = np.argmin(others, axis=1)
+    runner = np.where(differs[rows, runner], runner, -1)
     e_best = at_blur[rows, fs].astype(np.float64)
     e_next = np.where(runner >= 0, at_blur[rows, runner].astype(np.float64), np.inf)
     n_vis = np.maximum((counts * visible).sum(axis=1).astype(np.float64), 1.0)
@@ -284,8 +312,34 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     for i, (f, bi, r) in enumerate(zip(fs.tolist(), bis.tolist(), runner.tolist())):
         out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], float(g64[i]), float(e_best[i]),
                                float(e_next[i] - e_best[i]), float(noise[i]), tuple(q_err[i].tolist()),
-                               model.faces[r] if r >= 0 else None, at_blur[i].copy(),
-                               tuple(visible[i].tolist())))
+                               model.faces[r] if r >= 0 else None, at_blur[i], tuple(visible[i].tolist())))
+    return out
+
+
+def _face_sums(per_template: np.ndarray, gather: np.ndarray, vis: np.ndarray) -> np.ndarray:
+    """(N, blur, F): per face, the sum over the visible quadrants of `per_template` (N, 4 * blur * T)
+    at the face's template of each quadrant, added quadrant after quadrant (the float32 steps of
+    a sum over the four)."""
+    g = per_template.take(gather, axis=1, mode="clip")  # (N, 4, blur, F); every index is in range
+    if not vis.all():
+        g *= vis[:, :, None, None]
+    out = g[:, 0] + g[:, 1]
+    out += g[:, 2]
+    out += g[:, 3]
+    return out
+
+
+_QUADRANT_BITS = np.array([1, 2, 4, 8], np.uint8)  # in QUADRANTS order
+
+
+@lru_cache(maxsize=64)
+def _plain_face_norms(model: "FaceModel", visible_code: int) -> np.ndarray:
+    """(blur, F) read-only: `_face_sums` of the model's own template norms, for an unweighted patch
+    whose visible quadrants are the bits of `visible_code` (_QUADRANT_BITS)."""
+    visible = (visible_code & _QUADRANT_BITS) != 0
+    out = _face_sums(model.norms.transpose(1, 0, 2).reshape(1, -1), model.face_gather,
+                     visible[None].astype(np.float32))[0]
+    out.flags.writeable = False
     return out
 
 
@@ -301,6 +355,17 @@ def face_image(model: FaceModel, reading: FaceReading) -> np.ndarray:
         ys, xs = _quadrant_slice(q, half)
         out[ys, xs] = model.templates[bi, qi, model.face_templates[reading.face_index, qi]].reshape(half, half)
     return out * reading.gain
+
+
+def _face_images(model: FaceModel, readings: list[FaceReading]) -> np.ndarray:
+    """(N, side, side): face_image of each reading, all at once (the same float32 products)."""
+    n, half = len(readings), model.quadrant_px
+    bis = np.array([BLUR_MM.index(r.blur_mm) for r in readings])
+    t_idx = model.face_templates[[r.face_index for r in readings]]  # (N, 4)
+    quads = model.templates[bis[:, None], np.arange(4)[None, :], t_idx]  # (N, 4, half * half), QUADRANTS order
+    # ul, ur, ll, lr: two rows of two quadrants each
+    out = quads.reshape(n, 2, 2, half, half).transpose(0, 1, 3, 2, 4).reshape(n, 2 * half, 2 * half)
+    return out * np.array([r.gain for r in readings], np.float32)[:, None, None]
 
 
 ALIGN_BORDER = 0.1  # of a side: the tile's rim is left out when aligning (the edges' darkness is not ink)
@@ -320,7 +385,7 @@ def alignment(model: FaceModel, readings: list[FaceReading], patches: np.ndarray
         return out
     side, half = model.side_px, model.quadrant_px
     b = int(round(ALIGN_BORDER * side))
-    base = np.stack([face_image(model, r) for r in readings])
+    base = _face_images(model, readings)
     mask = np.zeros((n, side, side), np.float32)
     mask[:, b:side - b, b:side - b] = 1.0
     for qi, q in enumerate(QUADRANTS):

@@ -59,23 +59,26 @@ def disc_spots(dark: np.ndarray, px_per_mm: float, diameter_mm: float, min_stren
     # The surround is the darkest of four boxes beside the mark (left, right, above, below): a
     # disc has paper all round, a line or an edge runs into at least one of them.
     side = cv2.multiply(side_sum, 1.0 / a_side, dst=side_sum)
-    pad = cv2.copyMakeBorder(side, off, off, off, off, cv2.BORDER_REPLICATE,
-                             dst=work_array("pad", (h + 2 * off, w + 2 * off)))
-
-    def shifted(dx: int, dy: int) -> np.ndarray:  # out[y, x] = side[y + dy, x + dx]
-        return pad[off + dy:off + dy + h, off + dx:off + dx + w]
-
-    surround = cv2.max(shifted(off, 0), shifted(-off, 0), dst=side_sum)
-    other = cv2.max(shifted(0, off), shifted(0, -off), dst=work_array("other", (h, w)))
-    surround = cv2.max(surround, other, dst=surround)
-    solid_score = cv2.subtract(middle, surround, dst=other)
+    # out[y, x] = the largest of side[y, x +- off] and side[y +- off, x], the frame's edge repeated
+    # outwards: one dilation by those four points (a maximum, exact), not a padded copy and three
+    # passes of cv2.max.
+    surround = cv2.dilate(side, _four_points(off), dst=work_array("other", (h, w)), borderType=cv2.BORDER_REPLICATE)
+    solid_score = cv2.subtract(middle, surround, dst=side_sum)
     ring_score = cv2.subtract(ring, cv2.max(middle, surround, dst=surround), dst=ring)
     score = cv2.max(solid_score, ring_score, dst=solid_score)
     k = max(3, int(round(0.8 * diameter_mm * px_per_mm)) | 1)
     peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)), dst=surround)
     # Strong enough first (a few per cent of the play area), then a peak: the same spots in the
     # same order, without two more play-area-sized comparisons.
-    ys, xs = np.nonzero(score > min_strength)
+    # cv2's threshold mask and its list of points: the same pixels in the same (row-major) order as
+    # np.nonzero(score > min_strength), the threshold taken in float32 as numpy does, in a third of
+    # the time (numpy's nonzero scanned the whole play area at 2 ms a frame).
+    strong = cv2.compare(score, min_strength, cv2.CMP_GT, dst=work_array("strong", (h, w), np.uint8))
+    found = cv2.findNonZero(strong)
+    if found is None:
+        return Spots(np.zeros((0, 2)), np.zeros(0))
+    found = found.reshape(-1, 2).astype(np.intp)
+    xs, ys = found[:, 0], found[:, 1]
     at_peak = score[ys, xs] >= peak[ys, xs]
     ys, xs = ys[at_peak], xs[at_peak]
     if len(xs) == 0:
@@ -91,6 +94,13 @@ def disc_spots(dark: np.ndarray, px_per_mm: float, diameter_mm: float, min_stren
     # centroid of the mark's own ink is the better centre.
     centres = ink_centroids(dark, centres, 0.6 * diameter_mm * px_per_mm)
     return Spots(centres, c.astype(np.float64))
+
+
+def _four_points(off: int) -> np.ndarray:
+    """A dilation kernel of the four points `off` pixels left, right, above and below its centre."""
+    kernel = np.zeros((2 * off + 1, 2 * off + 1), np.uint8)
+    kernel[off, 0] = kernel[off, 2 * off] = kernel[0, off] = kernel[2 * off, off] = 1
+    return kernel
 
 
 _WORK = threading.local()

@@ -70,7 +70,13 @@ def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.nd
     strips = _edge_strips(dark, depth, lo, hi)
     profiles = tuple(strip.mean(axis=2) for strip in strips)  # (N, depth) each, row 0 outermost
     if seen is not None and not seen.all():
-        profiles = tuple(_seen_profile(p, d, s) for p, d, s in zip(profiles, strips, _edge_strips(seen, depth, lo, hi)))
+        # Only the patches with a pixel unseen (near a stone) can change: the others keep their plain
+        # means (as _seen_profile leaves them), and are not weighed again for nothing.
+        part = (seen <= 0.5).reshape(n, -1).any(axis=1)
+        if part.any():
+            profiles = tuple(p.copy() for p in profiles)
+            for p, d, s in zip(profiles, _edge_strips(dark[part], depth, lo, hi), _edge_strips(seen[part], depth, lo, hi)):
+                p[part] = _seen_profile(p[part], d, s)
     near = np.zeros(depth, np.float32)
     near[:short] = np.linspace(1.0, 0.0, short, dtype=np.float32) ** 0.5  # nothing is left at `short`
     # The shadow's fade: as measured over the first two thirds, then brought down to nothing.

@@ -802,10 +802,29 @@ def _ring_means(lum: np.ndarray, rings: tuple[tuple[float, float], ...], ppm: fl
     spectrum = cv2.dft(padded)
     out = []
     for r0, r1 in rings:
-        mean = cv2.dft(cv2.mulSpectrums(spectrum, _kernel_spectrum(r0, r1, ppm, rows, cols), 0),
+        mean = cv2.dft(spectrum * _kernel_gain(r0, r1, ppm, rows, cols),
                        flags=cv2.DFT_INVERSE | cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
         out.append(mean[pad:pad + wh, pad:pad + ww])
     return out
+
+
+@lru_cache(maxsize=16)
+def _kernel_gain(r0: float, r1: float, ppm: float, rows: int, cols: int) -> np.ndarray:
+    """The annulus kernel's spectrum as a gain per element of a packed (CCS) spectrum: the kernel is
+    symmetric, so its spectrum is real (its imaginary parts are rounding, ~5e-8), and multiplying a
+    packed spectrum by it is scaling each element's real and imaginary part alike - one numpy
+    product, a third of mulSpectrums' time. Where the packed layout holds an imaginary part, the
+    gain is its element's real part: the pair's left neighbour in the inner columns, the one above
+    in the first column (and the last, for an even width)."""
+    spectrum = _kernel_spectrum(r0, r1, ppm, rows, cols)
+    gain = spectrum.copy()
+    inner_im = slice(2, cols - 1 if cols % 2 == 0 else cols, 2)  # Im Y(i, j) at 2j, beside Re Y(i, j) at 2j - 1
+    gain[:, inner_im] = spectrum[:, slice(1, inner_im.stop - 1, 2)]
+    edge = [0] + ([cols - 1] if cols % 2 == 0 else [])
+    edge_im = slice(2, rows - 1 if rows % 2 == 0 else rows, 2)  # Im Y(i, 0) at 2i, below Re Y(i, 0) at 2i - 1
+    gain[edge_im, edge] = spectrum[slice(1, edge_im.stop - 1, 2), edge]
+    gain.setflags(write=False)  # shared between calls
+    return gain
 
 
 @lru_cache(maxsize=16)

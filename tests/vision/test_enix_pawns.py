@@ -370,6 +370,24 @@ def test_ring_means_on_a_window_are_the_whole_patchs_there():
             assert np.allclose(part, whole[inset:-inset, inset:-inset], rtol=0, atol=2e-6)
 
 
+@pytest.mark.parametrize("rows, cols", [(216, 216), (216, 225), (225, 216), (27, 30)])
+def test_the_ring_kernels_gain_is_its_spectrum_with_no_imaginary_part(rows, cols):
+    """`_ring_means` scales a packed spectrum by `_kernel_gain`: exactly mulSpectrums by the kernel's
+    spectrum with its imaginary parts (rounding: the kernel is symmetric) set to zero - found here by
+    the packed layout's own product (1 + i)(1 + i) = 2i - and within rounding of the full product."""
+    from tablecam.vision.enix_pawns import _kernel_gain, _kernel_spectrum
+
+    spectrum = _kernel_spectrum(0.0, 2.5, READ_PX_PER_MM, rows, cols)
+    ones = np.ones((rows, cols), np.float32)
+    imaginary = cv2.mulSpectrums(ones, ones, 0) == 2
+    assert np.abs(spectrum[imaginary]).max() < 1e-6
+    real = np.where(imaginary, 0, spectrum).astype(np.float32)
+    image = cv2.dft(np.random.default_rng(5).random((rows, cols), np.float32))
+    scaled = image * _kernel_gain(0.0, 2.5, READ_PX_PER_MM, rows, cols)
+    assert np.array_equal(scaled, cv2.mulSpectrums(image, real, 0))
+    assert np.allclose(scaled, cv2.mulSpectrums(image, spectrum, 0), rtol=0, atol=1e-4)
+
+
 def test_a_paired_colour_fit_is_the_diagonal_of_all_against_all():
     """piece_colours.fit_residuals(paired=True): each pixel under its own reference, clipped channels
     or not, as the diagonal of every pixel under every reference (to float32 rounding)."""

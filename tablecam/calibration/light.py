@@ -58,14 +58,12 @@ class LightReference:
 
     @cached_property
     def _tables(self) -> np.ndarray:
-        levels = np.arange(256, dtype=np.float64)
-        out = np.empty((3, 256), np.uint8)
+        # The three channels at once, each row in the very arithmetic of a channel alone.
         target_w, target_b = _lin(PAPER_SRGB), _lin(INK_SRGB)
-        for ch in range(3):
-            w, b = _lin(self.white[ch]), _lin(self.black[ch])
-            scale = (target_w - target_b) / max(w - b, 1e-4)
-            lin = (_lin(levels) - b) * scale + target_b
-            out[ch] = np.clip(np.round(_srgb(lin)), 0, 255).astype(np.uint8)
+        w, b = _lin(np.array(self.white, dtype=np.float64)), _lin(np.array(self.black, dtype=np.float64))
+        scale = (target_w - target_b) / np.maximum(w - b, 1e-4)
+        lin = (_LIN_LEVELS - b[:, None]) * scale[:, None] + target_b
+        out = np.clip(np.round(_srgb(lin)), 0, 255).astype(np.uint8)
         out.setflags(write=False)
         return out
 
@@ -104,11 +102,11 @@ def white_reference(image: np.ndarray, fix: TableFix) -> LightReference:
     if seen:
         # One mapping through the lens for every marker's paper and ink points (a call per band
         # cost more than its maths); every band has as many points.
-        bands = np.stack([np.stack(_marker_bands(fix.geometry, m)) for m in seen])
+        bands = _all_bands(fix.geometry, seen)
         px = fix.table_to_image(bands.reshape(-1, 2)).reshape(bands.shape)
+        samples = _sample_bands(image, px, w, h)
     for k, m in enumerate(seen):
-        paper = _sample(image, px[k, 0], w, h)
-        ink = _sample(image, px[k, 1], w, h)
+        paper, ink = samples[k]
         if len(paper) < 8 or len(ink) < 8:
             continue
         # Medians: a finger tip or a speck of dirt on the paper must not tint the whole frame.
@@ -143,13 +141,24 @@ def _light_warnings(white: np.ndarray, black: np.ndarray, per_marker) -> list[st
         out.append(f"the table is dim (paper reads {max(white):.0f} of 255): add light or lengthen the exposure")
     if float(np.min(white - black)) < 40:
         out.append("black and white barely differ on the markers: the light is too flat or the lens is fogged")
-    lums = {m: float(np.mean(_lin(np.array(wv)))) for m, wv in per_marker}
+    # Every marker's mean linear white in one go (each row's mean: the sum of its three, in order, over 3).
+    means = np.mean(_lin(np.array([wv for _, wv in per_marker]).reshape(-1, 3)), axis=1).tolist()
+    lums = {m: mean for (m, _), mean in zip(per_marker, means)}
     if len(lums) >= 2:
         hi, lo = max(lums.values()), min(lums.values())
         if hi > 0 and (hi - lo) / hi > UNEVEN:
             dark = min(lums, key=lums.get)
             out.append(f"the light is uneven: marker {dark} gets {100 * (1 - lo / hi):.0f} % less light "
                        "than the brightest: colours may be misread there")
+    return out
+
+
+@lru_cache(maxsize=64)
+def _all_bands(g: TableGeometry, seen: tuple[int, ...]) -> np.ndarray:
+    """(markers, 2, points, 2): each seen marker's paper and ink points (table mm), stacked once per
+    set of markers seen."""
+    out = np.stack([np.stack(_marker_bands(g, m)) for m in seen])
+    out.flags.writeable = False
     return out
 
 
@@ -178,6 +187,16 @@ def _square_band(cx: float, cy: float, inner: float, outer: float) -> np.ndarray
     return np.concatenate(pts)
 
 
+def _sample_bands(image: np.ndarray, px: np.ndarray, w: int, h: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`_sample` of every band of `px` (markers, 2, points, 2): (paper, ink) per marker. All points in
+    one gather when they all fall inside the frame (the usual case: the same pixels, in the same order)."""
+    xy = np.round(px).astype(int)
+    if (xy >= 0).all() and (xy[..., 0] < w).all() and (xy[..., 1] < h).all():
+        got = image[xy[..., 1], xy[..., 0]].astype(np.float64)
+        return [(got[k, 0], got[k, 1]) for k in range(len(got))]
+    return [(_sample(image, px[k, 0], w, h), _sample(image, px[k, 1], w, h)) for k in range(len(px))]
+
+
 def _sample(image: np.ndarray, px: np.ndarray, w: int, h: int) -> np.ndarray:
     xy = np.round(px).astype(int)
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
@@ -188,6 +207,10 @@ def _sample(image: np.ndarray, px: np.ndarray, w: int, h: int) -> np.ndarray:
 def _lin(v):
     v = np.asarray(v, dtype=np.float64) / 255.0
     return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+_LIN_LEVELS = _lin(np.arange(256, dtype=np.float64))  # every 8-bit level in linear light
+_LIN_LEVELS.flags.writeable = False
 
 
 def _srgb(v):

@@ -89,7 +89,7 @@ class MarkerFinder:
         rough = cv2.aruco.DetectorParameters()
         rough.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
         rough.minMarkerDistanceRate = 0.05
-        rough.minMarkerPerimeterRate = 0.02
+        rough.minMarkerPerimeterRate = 0.04  # 20 px round at 512 px: half the smallest marker's; fewer specks to read
         rough.perspectiveRemovePixelPerCell = 8
         rough.errorCorrectionRate = 1.0
         # One threshold pass (3 px windows) instead of OpenCV's three: at half of 1024 px the markers
@@ -475,21 +475,23 @@ def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[n
     quads = np.asarray([q for _, q in items], dtype=np.float64).reshape(-1, 4, 2)
     d_all = quads[:, _NEXT] - quads
     length_all = np.hypot(d_all[..., 0], d_all[..., 1])
-    usable = [i for i in range(len(items)) if not (length_all[i] < 8).any()]
+    usable = np.flatnonzero(~(length_all < 8).any(axis=1)).tolist()
     if not usable:
         return out
     q = len(usable)
-    a = quads[usable].reshape(-1, 2)  # the sides of all usable quads, four by four
-    b = quads[usable][:, _NEXT].reshape(-1, 2)
-    d = b - a
-    length = np.hypot(d[:, 0], d[:, 1])
+    mine = quads[usable]
+    a = mine.reshape(-1, 2)  # the sides of all usable quads, four by four
+    b = mine[:, _NEXT].reshape(-1, 2)
+    d = d_all[usable].reshape(-1, 2)  # b - a
+    length = length_all[usable].reshape(-1)
     n = d[:, ::-1] / length[:, None]  # (t_y, t_x) of the unit tangent t: made (t_y, -t_x), then outward
     n[:, 1] = -n[:, 1]
-    centre = np.repeat(quads[usable].mean(axis=1), 4, axis=0)  # each quad's own mean, as np.mean(axis=0) of it
-    n *= np.where(np.sum(((a + b) / 2 - centre) * n, axis=1) >= 0, 1.0, -1.0)[:, None]  # ink to paper
-    reach = np.clip(0.45 * (length / 6), 1.5, 6.0)  # stay inside the one-cell black border (0.45 of a cell)
+    centre = np.repeat(mine.mean(axis=1), 4, axis=0)  # each quad's own mean, as np.mean(axis=0) of it
+    n *= np.where(np.add.reduce(((a + b) / 2 - centre) * n, axis=1) >= 0, 1.0, -1.0)[:, None]  # ink to paper
+    # np.clip's values, without its wrapper: stay inside the one-cell black border (0.45 of a cell).
+    reach = np.minimum(np.maximum(0.45 * (length / 6), 1.5), 6.0)
     steps = np.ceil(reach * 8).astype(int) * 2 + 1
-    counts = np.clip(length / 2.5, 6, 40).astype(int)
+    counts = np.minimum(np.maximum(length / 2.5, 6), 40).astype(int)
     # Offsets across each side (np.linspace(-reach, reach, steps), row by row, in its own
     # arithmetic), padded to a common width with their last value: a padded column repeats the
     # last sample, which changes none of the per-row tests below.
@@ -574,7 +576,21 @@ def _svd_failed(*_) -> None:
     raise np.linalg.LinAlgError("SVD did not converge")  # as np.linalg.svd says it
 
 
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.linalg.solve(a, b) for stacks of float64 matrices (b: (..., n, k)), by numpy's own gufunc
+    (the same LAPACK call on each system) without the wrapper."""
+    if _SOLVE is None:
+        return np.linalg.solve(a, b)
+    with np.errstate(call=_singular, invalid="call", over="ignore", divide="ignore", under="ignore"):
+        return _SOLVE(a, b, signature="dd->d")
+
+
+def _singular(*_) -> None:
+    raise np.linalg.LinAlgError("Singular matrix")  # as np.linalg.solve says it
+
+
 _SVD_THIN = getattr(getattr(np.linalg, "_umath_linalg", None), "svd_s", None)
+_SOLVE = getattr(getattr(np.linalg, "_umath_linalg", None), "solve", None)
 
 
 @lru_cache(maxsize=64)
@@ -604,7 +620,7 @@ def _corners_of_many(lines: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndar
     if not apart.any():
         return out
     rows = np.repeat(apart, 4)
-    s = np.linalg.solve(m[rows], (p2 - p1)[rows][:, :, None])[:, :, 0]
+    s = _solve(m[rows], (p2 - p1)[rows][:, :, None])[:, :, 0]
     corners = p1[rows] + s[:, 0:1] * d1[rows]
     for k, i in enumerate(np.nonzero(apart)[0]):
         out[i] = corners[4 * k:4 * k + 4]

@@ -54,3 +54,34 @@ def test_glare_and_dim_light_are_reported():
     assert any("saturated" in w for w in glare.warnings)
     _, _, dim = _measure(replace(Scene(), light_gain=(0.04, 0.04, 0.04), noise=0.5))
     assert any("the table is dim" in w for w in dim.warnings)
+
+
+def test_the_lookup_tables_are_each_channels_own_sums_to_the_last_bit():
+    """The three channels' tables are built at once: each must be what its channel alone gives."""
+    from tablecam.calibration.light import INK_SRGB, PAPER_SRGB, LightReference, _lin, _srgb
+
+    rng = np.random.default_rng(8)
+    for k in range(300):
+        white = tuple(float(v) for v in rng.uniform(0, 255, 3))
+        black = white if k % 10 == 0 else tuple(float(v) for v in rng.uniform(0, 255, 3))  # flat: the 1e-4 floor
+        tables = LightReference(white, black, ()).lookup_tables()
+        for ch in range(3):
+            w, b = _lin(white[ch]), _lin(black[ch])
+            scale = (_lin(PAPER_SRGB) - _lin(INK_SRGB)) / max(w - b, 1e-4)
+            alone = np.clip(np.round(_srgb((_lin(np.arange(256.0)) - b) * scale + _lin(INK_SRGB))), 0, 255)
+            assert np.array_equal(tables[ch], alone.astype(np.uint8))
+
+
+def test_bands_are_sampled_alike_all_at_once_or_one_by_one():
+    """All markers' bands are read in one gather when they lie inside the frame; a band partly
+    outside is read band by band, keeping only its points inside. The same samples either way."""
+    from tablecam.calibration.light import _sample, _sample_bands
+
+    rng = np.random.default_rng(9)
+    image = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    inside = rng.uniform((0, 0), (159.4, 119.4), (3, 2, 50, 2))
+    for px in (inside, inside * 1.3 - 20):  # all inside (one gather); partly outside (band by band)
+        got = _sample_bands(image, px, 160, 120)
+        for k in range(3):
+            for j in range(2):
+                assert np.array_equal(got[k][j], _sample(image, px[k, j], 160, 120))

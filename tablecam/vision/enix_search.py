@@ -230,7 +230,7 @@ def _labelled(cmap: ClassMap, ids) -> np.ndarray:
 def _ids_lut(labels: np.ndarray, ids) -> np.ndarray:
     """uint8: 1 where the labels (int8) are one of `ids` (np.isin's answer), by comparing the labels
     as uint8 (-1, nothing fits, is 255: never an id) once per run of consecutive ids. numpy's
-    comparisons are vectorised: on a whole map one costs a tenth of cv2.LUT (80 us in OpenCV 5),
+    comparisons are vectorised: on a whole map one costs a sixth of cv2.LUT's lookup (7 against 46 us),
     and the masks asked for are of one id or of a run (the energies, ENIX grey and black)."""
     u = labels.view(np.uint8)
     out = None
@@ -610,12 +610,18 @@ def _kind_centre(cmap: ClassMap, ids: list[int], centre, angle: float, face, ppm
     h, w = cmap.labels.shape
     x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
     x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
-    ys, xs = np.nonzero(_ids_lut(cmap.labels[y0:y1, x0:x1], ids))
-    if len(xs) < 10:
+    # (The pixels' places from the flat indices, each coordinate less the centre written straight into
+    # its column, the rows kept picked by index: the very values of np.nonzero, column_stack and a
+    # boolean index, at four fifths of the cost.)
+    at = np.flatnonzero(_ids_lut(cmap.labels[y0:y1, x0:x1], ids))
+    if len(at) < 10:
         return np.asarray(centre)
-    d = np.column_stack([xs + x0, ys + y0]) - centre
-    inside = (np.abs(d @ along) <= 0.55 * face[1] * ppm) & (np.abs(d @ across) <= 0.55 * face[0] * ppm)
-    if inside.sum() < 10:
+    ys, xs = np.divmod(at, x1 - x0)
+    d = np.empty((len(at), 2))
+    np.subtract(xs + x0, centre[0], out=d[:, 0])
+    np.subtract(ys + y0, centre[1], out=d[:, 1])
+    inside = np.flatnonzero((np.abs(d @ along) <= 0.55 * face[1] * ppm) & (np.abs(d @ across) <= 0.55 * face[0] * ppm))
+    if len(inside) < 10:
         return np.asarray(centre)
     return np.asarray(centre) + _mean_rows(d[inside])
 
@@ -661,21 +667,22 @@ def _cards_in_blob(pts: np.ndarray, face: tuple[float, float], ppm: float) -> li
     minor, major = vecs[:, 0], vecs[:, 1]
     a = d @ major
     b = d @ minor
-    long_mm = (a.max() - a.min() + 1) / ppm
-    short_mm = (b.max() - b.min() + 1) / ppm
+    (a_lo, a_hi), (b_lo, b_hi) = (a.min(), a.max()), (b.min(), b.max())  # (each extreme found once)
+    long_mm = (a_hi - a_lo + 1) / ppm
+    short_mm = (b_hi - b_lo + 1) / ppm
     if len(pts) < MIN_CARD_FILL * (long_mm * short_mm * ppm * ppm):
         return []
-    mid_b = (b.max() + b.min()) / 2
+    mid_b = (b_hi + b_lo) / 2
     cards = []
     if _fits(long_mm, face[1]) and _fits(short_mm, face[0]):
-        cards.append((centre + major * (a.max() + a.min()) / 2 + minor * mid_b, major))
+        cards.append((centre + major * (a_hi + a_lo) / 2 + minor * mid_b, major))
     elif _fits(short_mm, face[1], ROW_TILT_MM):
         # Cards side by side along their short sides, joined: as many as fit, evenly spaced.
         n = int(round(long_mm / (face[0] + ROW_GAP_MM)))
         if n >= 2 and face[0] - CARD_TOLERANCE_MM[0] <= long_mm / n <= face[0] + ROW_GAP_MM + CARD_TOLERANCE_MM[1]:
-            step = (a.max() - a.min() + 1) / n
+            step = (a_hi - a_lo + 1) / n
             for j in range(n):
-                along = a.min() - 0.5 + (j + 0.5) * step
+                along = a_lo - 0.5 + (j + 0.5) * step
                 cards.append((centre + major * along + minor * mid_b, minor))
     return [(c, math.degrees(math.atan2(d[1], d[0])) % 180.0) for c, d in cards]
 

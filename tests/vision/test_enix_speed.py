@@ -3,7 +3,10 @@ so). Session 8: the card search's density and closing worked out in the mask's b
 lattice's cells made unique by one key per cell. Session 9: Grana's labelling for the heads, grey
 moments of 0/1 masks, the rays' sample points of all tiles at once (and the covers that cannot
 reach them skipped), a card value's inverse transform on the rows it needs, a median by partition.
-Session 10: a seed's centre that stops re-centring once settled, and its outline's gradients from 8 bits."""
+Session 10: a seed's centre that stops re-centring once settled, and its outline's gradients from 8 bits.
+Session 11: label masks by comparison, card blobs labelled without stats and their pixels by findNonZero,
+linear light by cv2.LUT, a hexagon's cover from 8 bits, the seeds' closing near the colour and their
+band's counts from one summed-area table, a card's own-kind centre from flat indices."""
 
 from __future__ import annotations
 
@@ -390,3 +393,43 @@ def test_the_seeds_closing_near_the_colour_is_the_whole_masks():
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             want = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
             assert np.array_equal(_closed_near(mask, (x, y, w, h), kernel, k), want)
+
+
+def _kind_centre_session10(labels, ids, centre, angle, face, ppm):
+    """enix_search._kind_centre as session 10 wrote it (np.nonzero, column_stack, a boolean index)."""
+    from tablecam.vision.enix_search import _mean_rows
+
+    a = math.radians(angle)
+    along = np.array([math.cos(a), math.sin(a)])
+    across = np.array([-along[1], along[0]])
+    half = max(face) * 0.6 * ppm
+    h, w = labels.shape
+    x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
+    x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
+    ys, xs = np.nonzero(_ids_lut(labels[y0:y1, x0:x1], ids))
+    if len(xs) < 10:
+        return np.asarray(centre)
+    d = np.column_stack([xs + x0, ys + y0]) - centre
+    inside = (np.abs(d @ along) <= 0.55 * face[1] * ppm) & (np.abs(d @ across) <= 0.55 * face[0] * ppm)
+    if inside.sum() < 10:
+        return np.asarray(centre)
+    return np.asarray(centre) + _mean_rows(d[inside])
+
+
+def test_a_cards_kind_centre_is_session10s():
+    from tablecam.vision.enix_search import NEUTRALS, ClassMap, _kind_centre
+
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        h, w = (int(v) for v in rng.integers(30, 120, 2))
+        labels = rng.integers(-1, 11, size=(h, w)).astype(np.int8)
+        for _ in range(int(rng.integers(0, 4))):
+            y, x = int(rng.integers(0, h)), int(rng.integers(0, w))
+            labels[y:y + int(rng.integers(5, 40)), x:x + int(rng.integers(5, 40))] = int(rng.integers(0, 11))
+        cmap = ClassMap(labels, tuple(f"e{i}" for i in range(6)) + NEUTRALS[1:] + ("extra",))
+        ids = [int(i) for i in rng.choice(11, size=int(rng.integers(1, 3)), replace=False)]
+        centre = rng.uniform(-10, max(h, w) + 10, 2)
+        face, ppm, angle = (53.0, 84.0), float(rng.choice([0.5, 1.0])), float(rng.uniform(0, 180))
+        want = _kind_centre_session10(labels, ids, centre, angle, face, ppm)
+        got = _kind_centre(cmap, ids, centre, angle, face, ppm)
+        assert got.dtype == want.dtype and np.array_equal(got, want)

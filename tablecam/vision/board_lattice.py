@@ -159,11 +159,21 @@ def _settle(lattice: Lattice, p: np.ndarray, w: np.ndarray, site: float, min_mar
             allow_bend: bool) -> LatticeFit | None:
     """A lattice refined on the marks near its sites, in canonical form, bent if allowed and useful."""
     previous = None
+    # The rounds often ask the main cluster of the same marks in the same cells again (a pose that
+    # moved by a hair): each answer is kept for this settling (the weights stay the same throughout).
+    memo: dict = {}
+
+    def cluster(cells_now: np.ndarray, inliers: np.ndarray) -> np.ndarray:
+        key = (inliers.tobytes(), cells_now[inliers].tobytes())
+        if key not in memo:
+            memo[key] = _main_cluster(cells_now, w, inliers)
+        return memo[key].copy()
+
     for k in range(REFINE_ROUNDS):  # fit to the inliers, take the inliers of the better pose, repeat
         res, cells, signs = _sites(lattice, p, site)
         # Wide at first to gather the board, then tight: a catalyst near a site must not pull the pose.
         inl = res < (INLIER_UNITS if k < 2 else TIGHT_UNITS)
-        inl &= _main_cluster(cells, w, inl)
+        inl &= cluster(cells, inl)
         if inl.sum() < 2:
             return None
         if k > 2 and previous is not None and np.array_equal(inl, previous):
@@ -171,7 +181,7 @@ def _settle(lattice: Lattice, p: np.ndarray, w: np.ndarray, site: float, min_mar
         previous = inl
         lattice = _refine(p[inl], w[inl], cells[inl], signs[inl], site, lattice)
     res, cells, _ = _sites(lattice, p, site)
-    inl = (res < TIGHT_UNITS) & _main_cluster(cells, w, res < TIGHT_UNITS)
+    inl = (res < TIGHT_UNITS) & cluster(cells, res < TIGHT_UNITS)
     if inl.sum() < 2:
         return None
     if inl.sum() < min_marks:
@@ -190,13 +200,13 @@ def _settle(lattice: Lattice, p: np.ndarray, w: np.ndarray, site: float, min_mar
     for _ in range(BEND_ROUNDS):
         bent = _bent_residual(canonical, bend, p, cells, signs, site)
         wide = (bent < INLIER_UNITS) & (res < 3 * INLIER_UNITS)
-        wide &= _main_cluster(cells, w, wide)
+        wide &= cluster(cells, wide)
         if wide.sum() <= inl.sum():
             break
         inl = wide
         bend = fit_bend(canonical, p[inl], cells[inl], signs[inl], site, w[inl])
     bent = _bent_residual(canonical, bend, p, cells, signs, site)
-    bent_inliers = (bent < TIGHT_UNITS) & _main_cluster(cells, w, bent < TIGHT_UNITS)
+    bent_inliers = (bent < TIGHT_UNITS) & cluster(cells, bent < TIGHT_UNITS)
     if bent_inliers.sum() >= BENT_GAIN * rigid_inliers.sum() + 1:
         inl, res = bent_inliers, bent
     else:
@@ -435,10 +445,10 @@ def _main_cluster(cells: np.ndarray, w: np.ndarray, inliers: np.ndarray) -> np.n
     while todo:
         start = todo.pop()
         group, stack = {start}, [start]
-        while stack:
+        while stack and todo:  # (once every marked cell is in a group, the rest of the stack adds none)
             ci, cj = stack.pop()
             # The cells within reach looked up, not every cell left scanned (the same group).
-            near = [c for c in ((ci + di, cj + dj) for di, dj in _REACH) if c in todo]
+            near = [c for di, dj in _REACH if (c := (ci + di, cj + dj)) in todo]
             for other in near:
                 todo.discard(other)
                 group.add(other)

@@ -1085,25 +1085,42 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
     middle = np.zeros(g.shape[1:], bool)
     middle[rim:g.shape[1] - rim, rim:g.shape[2] - rim] = True
     h = half // 2
+    if g.shape[1] == g.shape[2] == 2 * h:
+        # Four equal quadrants: all of them at once, each pixel where the loop below would take it.
+        def quadrants(a):  # (n, 2h, 2h, ...) -> (n, 4, h * h, ...), QUADRANTS order, rows within
+            m, rest = a.shape[0], a.shape[3:]
+            moved = a.reshape((m, 2, h, 2, h) + rest).transpose((0, 1, 3, 2, 4) + tuple(range(5, 5 + len(rest))))
+            return moved.reshape((m, 4, h * h) + rest)
+
+        out[:] = _quadrant_tint(quadrants(colour), quadrants(g), quadrants(seen), quadrants(spread),
+                                quadrants(middle[None])[0])
+        return out
     for k, (ys, xs) in enumerate(((slice(0, h), slice(0, h)), (slice(0, h), slice(h, None)),
                                   (slice(h, None), slice(0, h)), (slice(h, None), slice(h, None)))):
-        block = colour[:, ys, xs].reshape(n, -1, 3)
-        gb = g[:, ys, xs].reshape(n, -1)
-        kth = int(0.67 * (gb.shape[1] - 1))
-        cut = np.partition(gb, kth, axis=1)[:, kth:kth + 1]
-        sb = seen[:, ys, xs].reshape(n, -1)
-        sel = (gb >= cut) & sb
-        # Sums of whole grey levels stay below 2**24: exact in float32 in any order of addition.
-        paper = np.matmul(sel[:, None, :].astype(np.float32), block)[:, 0] / np.maximum(sel.sum(axis=1), 1)[:, None]
-        tint = (paper.max(axis=1) - paper.min(axis=1)) / np.maximum(paper.mean(axis=1), 1.0)
-        white = np.maximum(paper.mean(axis=1), 16.0)[:, None]
-        # Only light pixels: JPEG smears colour along every black edge, and ink is dark.
-        light_px = gb > COLOURED_MIN_GREY * white
-        counted = sb & middle[ys, xs].reshape(1, -1)
-        coloured = ((spread[:, ys, xs].reshape(n, -1) / white > COLOURED_PIXEL) & light_px & counted).sum(axis=1) \
-            / np.maximum(counted.sum(axis=1), 1)
-        out[:, k] = np.maximum(tint, coloured * (MAX_PAPER_TINT / MAX_COLOURED_SHARE))
+        out[:, k] = _quadrant_tint(colour[:, ys, xs].reshape(n, -1, 3), g[:, ys, xs].reshape(n, -1),
+                                   seen[:, ys, xs].reshape(n, -1), spread[:, ys, xs].reshape(n, -1),
+                                   middle[ys, xs].reshape(1, -1))
     return out
+
+
+def _quadrant_tint(block: np.ndarray, grey: np.ndarray, seen: np.ndarray, spread: np.ndarray,
+                   middle: np.ndarray) -> np.ndarray:
+    """_paper_tint of quadrants: `block` (..., P, 3) balanced colour, `grey`, `seen`, `spread` (..., P)
+    and `middle` (P,) or broadcastable: the pixels counted for colour."""
+    kth = int(0.67 * (grey.shape[-1] - 1))
+    cut = np.partition(grey, kth, axis=-1)[..., kth:kth + 1]
+    sel = (grey >= cut) & seen
+    # Sums of whole grey levels stay below 2**24: exact in float32 in any order of addition.
+    paper = np.matmul(sel[..., None, :].astype(np.float32), block)[..., 0, :] \
+        / np.maximum(sel.sum(axis=-1), 1)[..., None]
+    mean = paper.mean(axis=-1)
+    tint = (paper.max(axis=-1) - paper.min(axis=-1)) / np.maximum(mean, 1.0)
+    white = np.maximum(mean, 16.0)[..., None]
+    # Only light pixels: JPEG smears colour along every black edge, and ink is dark.
+    light_px = grey > COLOURED_MIN_GREY * white
+    counted = seen & middle
+    coloured = ((spread / white > COLOURED_PIXEL) & light_px & counted).sum(axis=-1) / np.maximum(counted.sum(axis=-1), 1)
+    return np.maximum(tint, coloured * (MAX_PAPER_TINT / MAX_COLOURED_SHARE))
 
 
 COLOURED_PIXEL = 0.2  # (max - min channel) / paper white: a pixel this coloured is not ink nor paper

@@ -308,11 +308,14 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     e_next = np.where(runner >= 0, at_blur[rows, runner].astype(np.float64), np.inf)
     n_vis = np.maximum((counts * visible).sum(axis=1).astype(np.float64), 1.0)
     noise = e_best / n_vis
+    # Python numbers for all readings at once (the same values as element by element).
+    gains, bests, margins, noises = g64.tolist(), e_best.tolist(), (e_next - e_best).tolist(), noise.tolist()
+    q_errs, seen = q_err.tolist(), visible.tolist()
     out = []
     for i, (f, bi, r) in enumerate(zip(fs.tolist(), bis.tolist(), runner.tolist())):
-        out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], float(g64[i]), float(e_best[i]),
-                               float(e_next[i] - e_best[i]), float(noise[i]), tuple(q_err[i].tolist()),
-                               model.faces[r] if r >= 0 else None, at_blur[i], tuple(visible[i].tolist())))
+        out.append(FaceReading(model.faces[f], f, model.face_tiles[f], BLUR_MM[bi], gains[i], bests[i], margins[i],
+                               noises[i], tuple(q_errs[i]), model.faces[r] if r >= 0 else None, at_blur[i],
+                               tuple(seen[i])))
     return out
 
 

@@ -20,9 +20,14 @@ px per mm, under a hand or not); `--crops DIR` also writes a crop of the frame a
 
 from __future__ import annotations
 
+import os
+
+# One core, as on the Pi's budget: numpy's BLAS would otherwise spread the small matrix products.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import math
-import os
 import statistics
 import sys
 import time

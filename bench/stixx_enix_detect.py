@@ -33,9 +33,14 @@ under a hand may have its rotation null without spoiling its layout.
 
 from __future__ import annotations
 
+import os
+
+# One core, as on the Pi's budget: numpy's BLAS would otherwise spread the small matrix products.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import json
-import os
 import statistics
 import sys
 from pathlib import Path

@@ -25,9 +25,9 @@ DETECTION_SIDE_PX = 48.0
 # real detection only in windows around them (see MarkerFinder._detect_in_windows); below this
 # long side (px) the rough look costs about as much as it saves.
 STAGED_FROM_LONG_SIDE = 600
-# How far (marker sides) around the place the other three markers predict a whole-frame search
-# looks for the one marker its rough look missed.
-FOURTH_MARKER_REACH = 3.0
+# How far (marker sides) around the place the markers seen predict a whole-frame search looks for
+# a marker its rough look missed.
+MISSED_MARKER_REACH = 3.0
 # Margin (marker sides, plus 12 px) of the window in which the detector confirms a marker the rough look
 # saw: a cell (1/6 side) for the quiet zone's outline, 11 px for the threshold windows, and room for the
 # rough corners' error. A whole side cost a third more work for the same corners (100 photos, 4 games).
@@ -67,7 +67,7 @@ class MarkerFinder:
     """An ArUco detector for the table markers. Holds OpenCV detector objects only (no frame state).
 
     With the table's `geometry` (markers `MARKER_IDS` at its corners), a whole-frame search that
-    roughly saw three markers looks for the fourth where they put it instead of everywhere."""
+    roughly saw two or three markers looks for the others where they put them instead of everywhere."""
 
     def __init__(self, dictionary: str = ARUCO_DICTIONARY, ids: Iterable[int] = MARKER_IDS,
                  geometry: TableGeometry | None = None) -> None:
@@ -200,7 +200,7 @@ class MarkerFinder:
         """What the detector finds in all of `small`, got by detecting only in a window around each
         marker that a rough look at half the resolution saw (or at the given `places`, corners in
         `small`'s pixels); None (search everything) unless that look saw each table marker once
-        (or all but one, found where the others put it) and the detector confirms every one in
+        (or all but one or two, found where the others put them) and the detector confirms every one in
         its window (after a rough look, at least three of them: see below).
 
         ArUco's work grows with the texture of the whole picture (every contour of the pieces and
@@ -231,20 +231,16 @@ class MarkerFinder:
             # Half a side of margin (WINDOW_MARGIN): the quiet zone's own outline (a cell outside) must
             # be seen as it is in the whole image, the threshold windows (up to 23 px) stay clear of the
             # edge, and the rough corners may be off by a few pixels.
-            box = _window_box(c, WINDOW_MARGIN * side + 12.0, (h, w))
-            if box is None:
+            mine = self._detect_one(small, c, WINDOW_MARGIN * side + 12.0, mid)
+            if mine is None:
                 return None
-            x0, y0, x1, y1 = box
-            window = small[y0:y1, x0:x1]
-            mine = [(m, k + (x0, y0)) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
-                    if m == mid]
             unconfirmed += not mine
-            out += mine
+            out += [(mid, k) for k in mine]
         # A marker the rough look saw but the detector does not confirm in its window is too small
         # or too blurred for the detector at this size (the rough look reads more leniently): a
         # search of the whole image would not find it there either (the window shows the same
         # pixels), so that search is not run (10-20 ms) while three markers stand; the callers'
-        # full-size try looks for the fourth.
+        # full-size try looks for the missing one.
         if unconfirmed and (places is not None or len({m for m, _ in out}) < MIN_CONFIRMED):
             return None
         return out
@@ -260,7 +256,6 @@ class MarkerFinder:
         missing = [m for m in self.ids if m not in seen]
         if self.geometry is None or len(seen) != len(rough) or len(seen) < 2 or not missing:
             return None
-        h, w = small.shape[:2]
         out = []
         for marker_id in missing:
             guess = _guess_marker(seen, marker_id, self.geometry)
@@ -269,18 +264,25 @@ class MarkerFinder:
             side = _mean_side(guess)
             # The guess ignores the lens and rests on rough corners: off by up to 1.3 marker sides on
             # simulator frames (three seen). Whatever is found is then confirmed in its own window.
-            box = _window_box(guess, FOURTH_MARKER_REACH * side + 12.0, (h, w))
-            if box is None:
-                return None
-            x0, y0, x1, y1 = box
-            window = small[y0:y1, x0:x1]
-            found = [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
-                     if m == marker_id]
-            if len(found) != 1:
+            found = self._detect_one(small, guess, MISSED_MARKER_REACH * side + 12.0, marker_id)
+            if found is None or len(found) != 1:
                 return None
             seen[marker_id] = found[0].astype(np.float64)
             out.append((marker_id, seen[marker_id]))
         return out
+
+    def _detect_one(self, small: np.ndarray, corners: np.ndarray, pad: float, marker_id: int
+                    ) -> list[np.ndarray] | None:
+        """The corners (in `small`'s pixels) of each sighting of `marker_id` the detector makes in a
+        window round `corners` grown by `pad` px; None when the window is too small to search."""
+        h, w = small.shape[:2]
+        box = _window_box(corners, pad, (h, w))
+        if box is None:
+            return None
+        x0, y0, x1, y1 = box
+        window = small[y0:y1, x0:x1]
+        return [k + (x0, y0) for m, k in _markers(self._window_detector(max(h, w), max(window.shape)), window)
+                if m == marker_id]
 
     def _window_detector(self, image_long_side: int, window_long_side: int):
         """The detector with its perimeter limits (fractions of the image's long side) rescaled
@@ -555,42 +557,11 @@ def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[n
         starts = [0, *(np.flatnonzero(counted[1:] != counted[:-1]) + 1).tolist(), len(order)]
         for g0, g1 in zip(starts[:-1], starts[1:]):
             group, size = order[g0:g1], int(counted[g0])
-            directions[group] = _right_singular_vectors(centred[cuts[group][:, None] + np.arange(size)])[:, 0]
+            directions[group] = np.linalg.svd(centred[cuts[group][:, None] + np.arange(size)], full_matrices=False)[2][:, 0]
     for k, i in enumerate(usable):
         if clear[k]:
             out[i] = (points[4 * k:4 * k + 4], directions[4 * k:4 * k + 4])
     return out
-
-
-def _right_singular_vectors(stack: np.ndarray) -> np.ndarray:
-    """np.linalg.svd(stack, full_matrices=False)[2] for a stack of float64 matrices: numpy's own SVD
-    gufunc (the same LAPACK call on each matrix), without the wrapper's checks and conversions,
-    which cost as much as the decomposition of a side's few dozen points."""
-    if _SVD_THIN is None:
-        return np.linalg.svd(stack, full_matrices=False)[2]
-    with np.errstate(call=_svd_failed, invalid="call", over="ignore", divide="ignore", under="ignore"):
-        return _SVD_THIN(stack, signature="d->ddd")[2]
-
-
-def _svd_failed(*_) -> None:
-    raise np.linalg.LinAlgError("SVD did not converge")  # as np.linalg.svd says it
-
-
-def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.linalg.solve(a, b) for stacks of float64 matrices (b: (..., n, k)), by numpy's own gufunc
-    (the same LAPACK call on each system) without the wrapper."""
-    if _SOLVE is None:
-        return np.linalg.solve(a, b)
-    with np.errstate(call=_singular, invalid="call", over="ignore", divide="ignore", under="ignore"):
-        return _SOLVE(a, b, signature="dd->d")
-
-
-def _singular(*_) -> None:
-    raise np.linalg.LinAlgError("Singular matrix")  # as np.linalg.solve says it
-
-
-_SVD_THIN = getattr(getattr(np.linalg, "_umath_linalg", None), "svd_s", None)
-_SOLVE = getattr(getattr(np.linalg, "_umath_linalg", None), "solve", None)
 
 
 @lru_cache(maxsize=64)
@@ -620,7 +591,7 @@ def _corners_of_many(lines: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndar
     if not apart.any():
         return out
     rows = np.repeat(apart, 4)
-    s = _solve(m[rows], (p2 - p1)[rows][:, :, None])[:, :, 0]
+    s = np.linalg.solve(m[rows], (p2 - p1)[rows][:, :, None])[:, :, 0]
     corners = p1[rows] + s[:, 0:1] * d1[rows]
     for k, i in enumerate(np.nonzero(apart)[0]):
         out[i] = corners[4 * k:4 * k + 4]
@@ -653,7 +624,7 @@ def _mean_side(corners: np.ndarray) -> float:
 
 
 def _same_place(a: np.ndarray, b: np.ndarray) -> bool:
-    side = float(np.mean(np.linalg.norm(a - np.roll(a, -1, axis=0), axis=1)))
+    side = _mean_side(a)
     return float(np.linalg.norm(quad_centre(a) - quad_centre(b))) < 0.5 * side
 
 

@@ -124,15 +124,6 @@ def test_a_quads_mean_side_is_numpys_to_the_last_bit():
     assert _mean_side(q32) == float(np.mean(np.linalg.norm(q32 - np.roll(q32, -1, axis=0), axis=1)))
 
 
-def test_the_edge_fits_svd_is_numpys_to_the_last_bit():
-    from tablecam.calibration.markers import _right_singular_vectors
-
-    rng = np.random.default_rng(4)
-    for n in (4, 7, 20, 40):
-        stack = rng.normal(0, 30, (5, n, 2))
-        assert np.array_equal(_right_singular_vectors(stack), np.linalg.svd(stack, full_matrices=False)[2])
-
-
 def test_the_full_size_retry_searches_around_what_the_reduced_search_found(monkeypatch):
     """The second, full-size try (a marker too small at 1024 px) detects in windows around the
     markers the first try found and where they put the missing one: the corners of a search of

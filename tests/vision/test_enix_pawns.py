@@ -388,6 +388,44 @@ def test_the_ring_kernels_gain_is_its_spectrum_with_no_imaginary_part(rows, cols
     assert np.allclose(scaled, cv2.mulSpectrums(image, spectrum, 0), rtol=0, atol=1e-4)
 
 
+def test_ring_means_read_from_the_stacks_padding_are_those_of_the_patch_alone():
+    """The peaks' transform reads the replicated edge from the padded stack: the very means of the
+    patch padded again (and of a border too narrow to reach, padded again)."""
+    from tablecam.vision.enix_pawns import _ring_means
+
+    lum = _luminance(_noisy_patches(1)[0])
+    rings = ((0.0, 2.5), (5.5, 7.5), (0.0, 4.8), (8.8, 11.2))
+    for border in (STACK_PAD, 4):
+        padded = cv2.copyMakeBorder(lum, border, border, border, border, cv2.BORDER_REPLICATE)
+        for inset in (13, 30):
+            for a, b in zip(_ring_means(padded, rings, READ_PX_PER_MM, inset, border),
+                            _ring_means(lum, rings, READ_PX_PER_MM, inset)):
+                assert a.shape == (184 - 2 * inset,) * 2
+                assert np.array_equal(a, b)
+
+
+def test_the_transform_size_is_one_cv2_transforms_fast_and_big_enough():
+    from tablecam.vision.enix_pawns import _dft_size
+
+    for n in range(1, 400):
+        size = _dft_size(n)
+        assert n <= size <= cv2.getOptimalDFTSize(n)
+    assert _dft_size(204) == 208  # the peaks' window and its reach (216 by getOptimalDFTSize)
+
+
+def test_the_luminance_of_pixels_is_the_weighted_sum_of_their_linear_channels():
+    """`_luminance` of uint8 pixels (channel planes, each by its own table) is the very value of the
+    weighted sum it takes of float pixels, whatever the array's shape."""
+    rng = np.random.default_rng(11)
+    bgr = rng.integers(0, 256, (4, 50, 60, 3)).astype(np.uint8)
+    bgr[0, 0, :27] = np.array(np.meshgrid(*[[0, 128, 255]] * 3)).reshape(3, -1).T  # the extremes too
+    want = _luminance(bgr.astype(np.float32))
+    assert np.array_equal(_luminance(bgr), want)
+    assert np.array_equal(_luminance(bgr[1]), want[1])
+    assert np.array_equal(_luminance(bgr[2, 3]), want[2, 3])  # (pixels, 3)
+    assert _luminance(bgr[:0]).shape == (0, 50, 60)
+
+
 def test_a_paired_colour_fit_is_the_diagonal_of_all_against_all():
     """piece_colours.fit_residuals(paired=True): each pixel under its own reference, clipped channels
     or not, as the diagonal of every pixel under every reference (to float32 rounding)."""

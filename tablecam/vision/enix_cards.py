@@ -156,7 +156,7 @@ def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -
     local = _scan_points()
     bgr, inside, _ = view.sample(_to_table(b, flip, local))
     scans = len(local) // len(t)
-    white = srgb_to_linear(_least_channel(bgr)).reshape(scans, len(t))
+    white = _linear(_least_channel(bgr)).reshape(scans, len(t))
     inside = inside.reshape(scans, len(t)).all(axis=1)
     mids: dict[str, float] = {}
     k = 0
@@ -164,7 +164,7 @@ def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -
         half = inner[axis]
         edges = []
         for sign in sides:
-            edge = _rise(white[k], t, half)
+            edge = _rise(white[k], half)
             if edge is None or not inside[k]:
                 return None
             edges.append(sign * edge)
@@ -188,32 +188,54 @@ def _scan_points() -> np.ndarray:
     return out
 
 
+def _linear(samples: np.ndarray) -> np.ndarray:
+    """srgb_to_linear of a view's samples: their frame's whole levels 0..255 as float32
+    (TableView.sample), looked up as uint8 - the table's very values, by cv2.LUT, at a fraction of
+    the float lookup's cost (which rounds and clips first)."""
+    return srgb_to_linear(samples.astype(np.uint8))
+
+
 def _least_channel(bgr: np.ndarray) -> np.ndarray:
     """bgr.min(axis=1) of samples (N, 3): the same minima, without numpy's reduction over so short an axis."""
     return np.minimum(np.minimum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
 
 
-def _rise(white: np.ndarray, t: np.ndarray, expected: float) -> float | None:
-    """Where, going out from the middle, the face's colour gives way to the white border: the first
-    crossing of half-way between the colour (near the middle) and the border's white, near where
-    the border should be."""
-    colour = _median(white[t < 0.5 * expected])
-    near = (t > expected - MAX_SHIFT_MM) & (t < expected + MAX_SHIFT_MM + 3.0)
-    if not near.any():
+def _rise(white: np.ndarray, expected: float) -> float | None:
+    """Where, going out from the middle, the face's colour gives way to the white border, on a
+    profile `white` sampled at SCAN_T: the first crossing of half-way between the colour (near the
+    middle) and the border's white, near where the border should be."""
+    t = SCAN_T
+    spans = _rise_spans(expected)
+    if spans is None:
         return None
-    top = float(white[near].max())
+    middle, lo, hi = spans
+    colour = _median(white[:middle])
+    top = float(white[lo:hi].max())
     if top - colour < 0.15:
         return None  # no white border to be seen
     level = (colour + top) / 2
-    idx = np.flatnonzero(near & (white > level))
+    idx = np.flatnonzero(white[lo:hi] > level)
     if len(idx) == 0:
         return None
-    k = int(idx[0])
+    k = lo + int(idx[0])
     if k == 0:
         return float(t[0])
     # Linear interpolation between the samples either side of the crossing.
     a, b = white[k - 1], white[k]
     return float(t[k - 1] + (level - a) / max(b - a, 1e-6) * (t[k] - t[k - 1]))
+
+
+@lru_cache(maxsize=8)
+def _rise_spans(expected: float) -> tuple[int, int, int] | None:
+    """Of a profile's places SCAN_T (ascending): how many lie within half of `expected` (the face's
+    colour), and the span [lo, hi) near where its border is sought; None when no place is near.
+    Slices of the profile hold the very values masks would pick, in the same order, without a mask
+    made and applied for each of a scan's five profiles."""
+    t = SCAN_T
+    near = np.flatnonzero((t > expected - MAX_SHIFT_MM) & (t < expected + MAX_SHIFT_MM + 3.0))
+    if len(near) == 0:
+        return None
+    return int(np.count_nonzero(t < 0.5 * expected)), int(near[0]), int(near[-1]) + 1
 
 
 def _median(values: np.ndarray) -> float:
@@ -228,7 +250,7 @@ def _median(values: np.ndarray) -> float:
 
 def _median_rows(a: np.ndarray) -> np.ndarray:
     """np.median(a, axis=1) without NaN, by one sort (as _median: the middle one, or the middle two's
-    sum halved in a's dtype)."""
+    sum halved in a's dtype); a may have more axes after the first two."""
     n = a.shape[1]
     s = np.sort(a, axis=1)
     return s[:, n // 2] if n % 2 else (s[:, n // 2 - 1] + s[:, n // 2]) / a.dtype.type(2)
@@ -257,18 +279,17 @@ def _to_table(b: CardBlob, flip: bool, local: np.ndarray) -> np.ndarray:
 
 def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
     """(a white border, the goblin's head) of each dark card: all sampled at once (each sampling
-    costs a projection through the lens)."""
+    costs a projection through the lens) and all judged at once (a frame's half-dozen backs one by
+    one cost numpy's calls six times over)."""
     if not blobs:
         return []
     local = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])
     bgr, inside, _ = view.sample(np.concatenate([_to_table(b, False, local) for b in blobs]))
     n = len(_BORDER_PLACES)
-    out = []
-    for k in range(len(blobs)):
-        at = slice(k * len(local), (k + 1) * len(local))
-        got, seen = bgr[at], inside[at]
-        out.append((_white_border(got[:n], seen[:n]), _head_seen(got[n:], seen[n:])))
-    return out
+    bgr, inside = bgr.reshape(len(blobs), len(local), 3), inside.reshape(len(blobs), len(local))
+    borders = _white_borders(bgr[:, :n], inside[:, :n])
+    heads = _heads_seen(bgr[:, n:], inside[:, n:])
+    return list(zip(borders.tolist(), heads.tolist()))
 
 
 HEAD_TURNS = np.radians(np.arange(0.0, 360.0, 4.0))  # a lone head's face: every turn, either way up
@@ -329,11 +350,13 @@ def _bright_neutral(bgr: np.ndarray) -> np.ndarray:
     return (low > 150) & (high - low < 0.25 * np.maximum(high, 1))
 
 
-def _white_border(bgr: np.ndarray, inside: np.ndarray) -> bool:
-    """Whether the samples just inside a card's edge (_BORDER_PLACES) are mostly a bright neutral white."""
-    if not inside.any():
-        return False
-    return float(np.mean(_bright_neutral(bgr[inside]))) >= BORDER_WHITE
+def _white_borders(bgr: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Whether the samples just inside each card's edge (_BORDER_PLACES; bgr (cards, places, 3)) are
+    mostly a bright neutral white, of those in the frame (the share as np.mean of them: the same
+    count over the same number)."""
+    seen = inside.sum(axis=1)
+    white = (_bright_neutral(bgr) & inside).sum(axis=1)
+    return (seen > 0) & (white / np.maximum(seen, 1) >= BORDER_WHITE)
 
 
 def _border_seen(view, b: CardBlob) -> bool:
@@ -382,19 +405,19 @@ def _edge_contrasts(view, b: CardBlob) -> np.ndarray | None:
     return np.linalg.norm(strips[:4] - strips[4:], axis=1)
 
 
-def _head_seen(bgr: np.ndarray, inside: np.ndarray) -> bool:
-    """Whether the card's middle (samples at _HEAD_PLACES) is the goblin's green head on the ENIX
-    grey: the head (26 mm across, 6 mm below the centre, either way up) covers every point within
-    4 mm of the centre even when the centre is a few millimetres off; the grey is sampled where
-    neither the head nor the "ENIX" print lie. A back shows its blue-grey all over, a stack's
-    stripes included."""
+def _heads_seen(bgr: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Whether each card's middle (samples at _HEAD_PLACES; bgr (cards, places, 3)) is the goblin's
+    green head on the ENIX grey: the head (26 mm across, 6 mm below the centre, either way up)
+    covers every point within 4 mm of the centre even when the centre is a few millimetres off; the
+    grey is sampled where neither the head nor the "ENIX" print lie. A back shows its blue-grey all
+    over, a stack's stripes included."""
     n = len(_HEAD_RING) + len(_HEAD_BODY)
-    lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
-    inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
+    lin = _linear(bgr).reshape(-1, n, 3)  # (cards x places sought, points, 3)
+    inside = inside.reshape(-1, n).all(axis=1)
     head, grey = _median_rows(lin[:, :len(_HEAD_RING)]), _median_rows(lin[:, len(_HEAD_RING):])
     blue, green, red = head[:, 0], head[:, 1], head[:, 2]
     found = (green > HEAD_GREEN * np.maximum(red, blue)) & (green > HEAD_LIGHTER * grey.max(axis=1)) & inside
-    return bool(found.any())
+    return found.reshape(len(bgr), len(HEAD_SEARCH_MM)).any(axis=1)
 
 
 _BORDER_T = np.linspace(-0.4, 0.4, 9)
@@ -575,7 +598,7 @@ def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray]
     bgr, inside, _ = view.sample(_to_table(b, flip, local))
     if inside.mean() < 0.9:
         return None
-    lin = srgb_to_linear(bgr)
+    lin = _linear(bgr)
     lum = (0.0722 * lin[:, 0] + 0.7152 * lin[:, 1] + 0.2126 * lin[:, 2]).reshape(ny, nx)
     # The card's own colour is most of the window; ink is how much of its light is missing.
     card = float(np.percentile(lum, 60))

@@ -433,3 +433,109 @@ def test_a_cards_kind_centre_is_session10s():
         want = _kind_centre_session10(labels, ids, centre, angle, face, ppm)
         got = _kind_centre(cmap, ids, centre, angle, face, ppm)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+# Session 11 (cards): a frame's dark cards judged at once, a border's crossing found on slices, linear
+# light of a view's samples by the uint8 lookup.
+
+
+def _white_border_session10(bgr, inside):
+    """enix_cards._white_border as session 10 had it (one card)."""
+    from tablecam.vision.enix_cards import BORDER_WHITE, _bright_neutral
+
+    if not inside.any():
+        return False
+    return float(np.mean(_bright_neutral(bgr[inside]))) >= BORDER_WHITE
+
+
+def _head_seen_session10(bgr, inside):
+    """enix_cards._head_seen as session 10 had it (one card, the float lookup)."""
+    from tablecam.vision.enix_cards import _HEAD_BODY, _HEAD_RING, HEAD_GREEN, HEAD_LIGHTER, HEAD_SEARCH_MM
+    from tablecam.vision.piece_colours import srgb_to_linear
+
+    n = len(_HEAD_RING) + len(_HEAD_BODY)
+    lin = srgb_to_linear(bgr).reshape(len(HEAD_SEARCH_MM), n, 3)
+    inside = inside.reshape(len(HEAD_SEARCH_MM), n).all(axis=1)
+    head, grey = _median_rows(lin[:, :len(_HEAD_RING)]), _median_rows(lin[:, len(_HEAD_RING):])
+    blue, green, red = head[:, 0], head[:, 1], head[:, 2]
+    found = (green > HEAD_GREEN * np.maximum(red, blue)) & (green > HEAD_LIGHTER * grey.max(axis=1)) & inside
+    return bool(found.any())
+
+
+def _whole_levels(rng, shape, palette):
+    """Samples as TableView.sample gives them (whole levels as float32): palette colours with noise."""
+    base = palette[rng.integers(0, len(palette), shape[:-1])]
+    return np.clip(base + rng.normal(0, rng.choice([0.0, 4.0, 20.0]), shape), 0, 255).round().astype(np.float32)
+
+
+def test_a_frames_dark_cards_judged_at_once_are_each_judged_alone():
+    from tablecam.vision.enix_cards import _BORDER_PLACES, _HEAD_PLACES, _heads_seen, _white_borders
+
+    rng = np.random.default_rng(12)
+    # A face's white border, its grey, the goblin's green, a back's blue-grey, a cloth, a glare.
+    palette = np.array([(236, 236, 238), (60, 60, 64), (70, 170, 60), (120, 100, 90), (90, 120, 110),
+                        (250, 252, 255), (200, 150, 160)], np.float64)
+    seen_border = seen_head = 0
+    for _ in range(300):
+        cards = int(rng.integers(1, 9))
+        border = _whole_levels(rng, (cards, len(_BORDER_PLACES), 3), palette[rng.permutation(7)[:rng.integers(1, 4)]])
+        head = _whole_levels(rng, (cards, len(_HEAD_PLACES), 3), palette[rng.permutation(7)[:rng.integers(1, 4)]])
+        in_border = rng.random((cards, len(_BORDER_PLACES))) > rng.choice([0.0, 0.02, 0.5, 1.0])
+        in_head = rng.random((cards, len(_HEAD_PLACES))) > rng.choice([0.0, 0.002, 0.5])
+        got_border, got_head = _white_borders(border, in_border), _heads_seen(head, in_head)
+        want_border = [_white_border_session10(border[k], in_border[k]) for k in range(cards)]
+        want_head = [_head_seen_session10(head[k], in_head[k]) for k in range(cards)]
+        assert got_border.tolist() == want_border and got_head.tolist() == want_head
+        seen_border += sum(want_border)
+        seen_head += sum(want_head)
+    assert seen_border > 50 and seen_head > 50  # both answers met, not only "no"
+
+
+def _rise_session10(white, t, expected):
+    """enix_cards._rise as session 10 had it: masks over the profile's places."""
+    from tablecam.vision.enix_cards import MAX_SHIFT_MM
+
+    colour = _median(white[t < 0.5 * expected])
+    near = (t > expected - MAX_SHIFT_MM) & (t < expected + MAX_SHIFT_MM + 3.0)
+    if not near.any():
+        return None
+    top = float(white[near].max())
+    if top - colour < 0.15:
+        return None
+    level = (colour + top) / 2
+    idx = np.flatnonzero(near & (white > level))
+    if len(idx) == 0:
+        return None
+    k = int(idx[0])
+    if k == 0:
+        return float(t[0])
+    a, b = white[k - 1], white[k]
+    return float(t[k - 1] + (level - a) / max(b - a, 1e-6) * (t[k] - t[k - 1]))
+
+
+def test_a_borders_crossing_on_slices_is_the_masks():
+    from tablecam.vision.enix_cards import CARD_BORDER_MM, CARD_MM, SCAN_T, _linear, _rise
+
+    rng = np.random.default_rng(13)
+    halves = (CARD_MM[0] / 2 - CARD_BORDER_MM, CARD_MM[1] / 2 - CARD_BORDER_MM)
+    found = 0
+    for _ in range(4000):
+        expected = float(rng.choice(halves)) if rng.random() < 0.8 else float(rng.uniform(1.0, 45.0))
+        edge = expected + rng.uniform(-10.0, 10.0)
+        levels = np.where(SCAN_T < edge, rng.uniform(20, 200), rng.uniform(100, 255)) + rng.normal(0, rng.choice([0, 3, 30]), len(SCAN_T))
+        white = _linear(np.clip(levels, 0, 255).round().astype(np.float32))
+        want = _rise_session10(white, SCAN_T, expected)
+        got = _rise(white, expected)
+        assert got == want, (expected, got, want)
+        found += want is not None
+    assert found > 1000
+
+
+def test_linear_light_of_whole_levels_is_the_float_lookups():
+    from tablecam.vision.enix_cards import _linear
+    from tablecam.vision.piece_colours import srgb_to_linear
+
+    levels = np.arange(256, dtype=np.float32)
+    samples = np.stack([levels, levels[::-1], np.roll(levels, 7)], axis=1)
+    got, want = _linear(samples), srgb_to_linear(samples)
+    assert got.dtype == want.dtype and np.array_equal(got, want)

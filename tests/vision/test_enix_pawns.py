@@ -388,6 +388,19 @@ def test_the_ring_kernels_gain_is_its_spectrum_with_no_imaginary_part(rows, cols
     assert np.allclose(scaled, cv2.mulSpectrums(image, spectrum, 0), rtol=0, atol=1e-4)
 
 
+def test_ring_means_are_filter2ds_with_the_edge_replicated():
+    """`_ring_means` (one transform of the patch, each ring's gain, the scaling folded into it) is the
+    mean over each annulus that cv2.filter2D gives, to float32 rounding."""
+    from tablecam.vision.enix_pawns import _disc_kernel, _ring_means
+
+    lum = _luminance(_noisy_patches(1)[0])
+    rings = ((0.0, 2.5), (5.5, 7.5), (0.0, 4.8), (8.8, 11.2))
+    for inset in (0, 13):
+        for (r0, r1), got in zip(rings, _ring_means(lum, rings, READ_PX_PER_MM, inset)):
+            want = cv2.filter2D(lum, -1, _disc_kernel(r0, r1, READ_PX_PER_MM), borderType=cv2.BORDER_REPLICATE)
+            assert np.allclose(got, want[inset:184 - inset, inset:184 - inset], rtol=0, atol=2e-6)
+
+
 def test_ring_means_read_from_the_stacks_padding_are_those_of_the_patch_alone():
     """The peaks' transform reads the replicated edge from the padded stack: the very means of the
     patch padded again (and of a border too narrow to reach, padded again)."""

@@ -198,7 +198,8 @@ def _luminance(bgr: np.ndarray) -> np.ndarray:
         # up in its own table and the planes added in place: the same values in the same order as
         # one three-channel lookup whose interleaved channels are added, at half its time (a 184 px
         # patch 118 -> 66 us: strided additions cost more than the split).
-        planes = cv2.split(bgr.reshape((-1,) + bgr.shape[-2:]))
+        # (A lone pixel (3,) is one 1 x 1 image: cv2 reads a (1, 3) array as one channel.)
+        planes = cv2.split(bgr.reshape((-1,) + bgr.shape[-2:]) if bgr.ndim > 1 else bgr.reshape(1, 1, 3))
         lum = cv2.LUT(planes[0], _CHANNEL_LUTS[0])
         lum += cv2.LUT(planes[1], _CHANNEL_LUTS[1])
         lum += cv2.LUT(planes[2], _CHANNEL_LUTS[2])
@@ -538,8 +539,15 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
         over_white = (col == white) & lit_refs[fits]
         asked = np.where(over_white, fits, col)
         dark_only = np.array([flat[i][3] for i in named], bool)
+        # A tint of white is one only where the white pawn would explain the top too: a taught navy,
+        # dark green or maroon (small channels) is mostly reflected white under ordinary gloss, but
+        # fits white at 1.0 and worse (the warm white read brown, 6223, at 0.12).
+        white_fits = np.zeros(len(named), bool) if white is None else res[named, white] < NAMED_RESIDUAL
+        # A grey top is a white pawn in shade only against a neutral dark colour (black, tuned so).
+        grey_black = black_refs & (palette.max(axis=1) - palette.min(axis=1) <= WHITE_SPREAD)
         for i in named[_unsure(stack.bgr, k[named], x[named], y[named], tops[named], palette[asked],
-                               wash[named, asked], lit_refs[asked], black_refs[col], dark_only, over_white)]:
+                               wash[named, asked], lit_refs[asked], grey_black[col], dark_only, over_white,
+                               white_fits)]:
             kept[i] = None
     result = []
     first = 0
@@ -1298,14 +1306,16 @@ GREY_TOP = 0.15
 
 def _unsure(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray, asked: np.ndarray,
             wash: np.ndarray, lit: np.ndarray, black: np.ndarray, dark_only: np.ndarray,
-            over_white: np.ndarray) -> np.ndarray:
+            over_white: np.ndarray, white_fits: np.ndarray) -> np.ndarray:
     """Per reading of the padded stack named a pawn colour: whether that name rests on what another
     colour's pawn shows too, so that it is to be null. `asked` (sRGB BGR): the colour it is named or,
     named white by the slack over a colour that fits its top better (`over_white`), that colour;
     `wash`: how much of the top's fit to `asked` is reflected white; `lit`: `asked` is neither white
-    nor dark; `black`: named a dark colour; `dark_only`: read by its dark body.
+    nor dark; `black`: named a neutral dark colour (black); `dark_only`: read by its dark body;
+    `white_fits`: the palette's white pawn fits the top within NAMED_RESIDUAL.
 
-    A lit colour: its fit mostly white (WASHED: a tinted white top), or, the sensor having clipped
+    A lit colour: its fit mostly white where white fits the top too (WASHED: a tinted white top; a
+    dark lit colour's gloss is no white pawn's top), or, the sensor having clipped
     the top (its hue lost there), a flank 5-6 mm out not that colour in shade (MAX_RIM_RESIDUAL;
     tuning seeds 5000-6299: pink, cyan and lime pawns' flanks 0.29 at most, a white pawn's against
     the colour its clipped top fits 0.36 and up). White over a lit colour: a flank that is that
@@ -1313,8 +1323,9 @@ def _unsure(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: 
     from it). Black on a dome: a top brighter than GREY_TOP (read by its dark body, the body's own
     darkness against its surroundings is the evidence)."""
     named_lit = lit & ~over_white
-    out = (named_lit & (wash >= WASHED)) | (black & ~dark_only & (_luminance(tops) > GREY_TOP))
-    ask = np.flatnonzero((named_lit & ~out & (tops.max(axis=1) >= SATURATED)) | (over_white & lit))
+    out = (named_lit & (wash >= WASHED) & white_fits) | (black & ~dark_only & (_luminance(tops) > GREY_TOP))
+    # (over_white implies lit: the colour asked is the lit one that fits better.)
+    ask = np.flatnonzero((named_lit & ~out & (tops.max(axis=1) >= SATURATED)) | over_white)
     if len(ask):
         flank = _ring_colour(bgr, k[ask], x[ask], y[ask], _INNER_RIM_RING)
         shows = fit_residuals(flank, asked[ask], k_range=(0.0, 1.0), w_max=0.0, paired=True)[:, 0] < MAX_RIM_RESIDUAL
@@ -1323,7 +1334,8 @@ def _unsure(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: 
 
 
 def _colour(patch: np.ndarray, x: int, y: int, names, refs, tile: np.ndarray | None = None) -> str | None:
-    """The colour of the top at (x, y) of one patch (see `_named`)."""
+    """The colour of the top at (x, y) of one patch (see `_named`): the name alone. `find_pawns` may
+    still make it null where it rests on what another colour's pawn shows too (`_unsure`)."""
     top = _top_colours(_stack([patch]).bgr, np.zeros(1, np.intp), np.array([x]), np.array([y]))
     best, res, _ = _colour_fits(top, refs)
     tile_res = None if tile is None else fit_residuals(top, np.asarray(tile, np.float32)[None])[0, 0]

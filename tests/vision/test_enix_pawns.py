@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tablecam.vision.piece_colours import linear_to_srgb
 from tablecam.vision.enix_pawns import (READ_PX_PER_MM, STACK_PAD, _candidates, _colour, _luminance,
                                         _pawns_in_patches, _refined, _spoke_offsets, _spokes, _stack, _white_index,
                                         pawn_palette)
@@ -805,23 +806,27 @@ def test_a_top_its_best_pawn_colour_explains_only_loosely_is_named_no_colour():
     assert pm._named(1, np.array([0.5, pm.NAMED_RESIDUAL + 0.01]), names) is None
 
 
-def _unsure_of(top_bgr, flank_bgr, colour: str, dark_only: bool = False) -> bool:
-    """`_unsure` for a top (and its flank, on a grey tile) named `colour` of the model palette."""
+def _unsure_of(top_bgr, flank_bgr, colour: str, dark_only: bool = False, taught=None) -> bool:
+    """`_unsure` for a top (and its flank, on a grey tile) named `colour` of the model palette (or of
+    `taught`), its arguments made as `_pawns_in_patches` makes them."""
     import tablecam.vision.enix_pawns as pm
 
-    names, refs = pawn_palette()
+    names, refs = pawn_palette(taught)
     c = names.index(colour)
+    white = _white_index(refs)
     tops = np.array([top_bgr], np.float32)
     _, res, wash = pm._colour_fits(tops, refs)
     black = pm.srgb_to_linear(refs).max(axis=1) < pm.DARK_REF
-    lit = ~black & (np.arange(len(names)) != _white_index(refs))
+    grey_black = black & (np.ptp(refs, axis=1) <= pm.WHITE_SPREAD)
+    lit = ~black & (np.arange(len(names)) != (-1 if white is None else white))
     fits = int(np.argmin(res[0]))
     over_white = colour == "white" and lit[fits]
     asked = fits if over_white else c
+    white_fits = np.array([white is not None and res[0, white] < pm.NAMED_RESIDUAL])
     bgr = _stack([_ringed(top_bgr, flank_bgr, (90, 90, 90))]).bgr
     at = (np.zeros(1, np.intp), np.array([92]), np.array([92]))
-    return bool(pm._unsure(bgr, *at, tops, refs[[asked]], wash[:, asked], lit[[asked]], black[[c]],
-                           np.array([dark_only]), np.array([over_white]))[0])
+    return bool(pm._unsure(bgr, *at, tops, refs[[asked]], wash[:, asked], lit[[asked]], grey_black[[c]],
+                           np.array([dark_only]), np.array([over_white]), white_fits)[0])
 
 
 def test_a_colour_named_from_a_tint_of_white_is_unsure():
@@ -860,3 +865,47 @@ def test_white_by_the_slack_over_a_colour_its_flank_shows_is_unsure():
     assert names[best[0]] == "white" and names[int(np.argmin(res[0]))] == "pink"
     assert _unsure_of((230, 217, 240), (124, 86, 174), "white")
     assert not _unsure_of((230, 217, 240), (122, 125, 136), "white")
+
+
+TAUGHT_DARK = (("white", "#f2f0ea"), ("navy", "#1b2a4a"), ("dark green", "#1e4a2a"), ("maroon", "#5a1a22"),
+               ("black", "#1c1c1c"))
+
+
+@pytest.mark.parametrize("colour", ["navy", "dark green", "maroon"])
+@pytest.mark.parametrize("with_white", [True, False])
+def test_a_taught_dark_colour_under_gloss_keeps_its_name(colour, with_white):
+    """WASHED is a share of the lamp's white: a dark lit colour (small channels) passes it under
+    ordinary gloss, yet no white pawn's top is navy, dark green or maroon (white fits them at 1.0 and
+    worse). Such a top is named; a palette with no white pawn has no tint of white to fear."""
+    import tablecam.vision.enix_pawns as pm
+
+    taught = TAUGHT_DARK if with_white else TAUGHT_DARK[1:]
+    names, refs = pawn_palette(taught)
+    ref = pm.srgb_to_linear(refs[names.index(colour)])
+    top = linear_to_srgb(0.4 * ref + 0.05)  # in part lit, with some of the lamp's white on it
+    tops = np.array([top], np.float32)
+    best, res, wash = pm._colour_fits(tops, refs)
+    assert names[best[0]] == colour and wash[0, best[0]] >= pm.WASHED  # what the rule once nulled
+    flank = linear_to_srgb(0.3 * ref)
+    assert not _unsure_of(tuple(top), tuple(flank), colour, taught=taught)
+
+
+def test_a_grey_top_against_a_dark_tinted_colour_is_not_a_white_pawn_in_shade():
+    """GREY_TOP was measured on black: an ink blue as dark as black (linear under DARK_REF) is not
+    neutral, and a white pawn in shade (grey) does not explain a blue-grey top it names (white fits
+    it at 0.5). That top keeps its name; black in the same palette is still unsure of a grey top."""
+    import tablecam.vision.enix_pawns as pm
+
+    taught = (("white", "#f2f0ea"), ("ink", "#101830"), ("black", "#1c1c1c"))
+    names, refs = pawn_palette(taught)
+    assert pm.srgb_to_linear(refs[names.index("ink")]).max() < pm.DARK_REF
+    top = np.array([(134, 117, 113)], np.float32)
+    best, _, _ = pm._colour_fits(top, refs)
+    assert names[best[0]] == "ink" and pm._luminance(top)[0] > pm.GREY_TOP
+    assert not _unsure_of((134, 117, 113), (70, 50, 40), "ink", taught=taught)
+    assert _unsure_of((144, 142, 141), (99, 99, 97), "black", taught=taught)
+
+
+def test_the_luminance_of_a_lone_pixel_is_that_of_a_one_pixel_image():
+    px = np.array([10, 200, 30], np.uint8)
+    assert _luminance(px) == pytest.approx(float(_luminance(px.reshape(1, 1, 3))[0, 0]))

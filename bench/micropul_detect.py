@@ -20,10 +20,11 @@ The detector was tuned on seeds below 100000 (0-999, 1000-1299, 2000-2286); the 
 300000-300199 (session 2), 400000-400199 and 500000-500199 (session 3), 600000-600199 and 700000-700199
 (session 4), 800000-800199 (session 5, and 900000-900199 run by the lead), 1000000-1000199 (session 6),
 1100000-1100199 (session 7), 1200000-1200099 (session 7b), 1300000-1300199 (session 8), 1400000-1400199
-(session 9's verification) and 1500000-1500199 (session 10's verification) are ranges nothing was ever tuned on
-(only their totals were read); sessions 4 and 5 tuned on 3000-3399 and 4000-4199, session 6 on 5000-5399,
-session 7 on 5400-5925, session 8 on 6000-6299, session 9 on 6300-6499, session 10 on 6500-6699
-(and 5400-6499). A seed whose board the simulator cannot lay out (2257 is one) is left out and named.
+(session 9's verification), 1500000-1500199 (session 10's) and 1600000-1600199 (session 11's) are ranges
+nothing was ever tuned on (only their totals were read); sessions 4 and 5 tuned on 3000-3399 and 4000-4199,
+session 6 on 5000-5399, session 7 on 5400-5925, session 8 on 6000-6299, session 9 on 6300-6499, session 10 on
+6500-6699 (and 5400-6499), session 12 on 6700-6899 (6900-6999 held out: its totals first, then looked into;
+3000-6699 run before and after). A seed whose board the simulator cannot lay out (2257 is one) is left out and named.
 """
 
 from __future__ import annotations

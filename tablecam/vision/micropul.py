@@ -139,7 +139,7 @@ class _Search:
     mm_to_px: object
     ppm: float
     light: object  # calibration.light.LightReference, or None
-    # _paper_beside's answers in this frame, by stone centre: each lattice read and each round of
+    # _paper_points' answers in this frame, by stone centre: each lattice read and each round of
     # growth asks again about the stones it already knew.
     paper_beside: dict = field(default_factory=dict)
 
@@ -227,7 +227,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                     readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
             parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
             verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
-                              support, side_px, _stone_bearing(stone_cells, search), _paper_floor(light))
+                              support, side_px, _stone_bearing(stone_cells, search, lattice), _paper_floor(light))
     everything = _Cells.join(parts) if parts else None
 
     for _, _, colour, centre in stone_cells:
@@ -370,7 +370,7 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
         cells += new
         everything = _Cells.join(parts)
         verdicts = _judge(model, everything.readings, everything.visible, everything.whites, everything.tint,
-                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells, search),
+                          everything.fits, cells, support, side_px, _stone_bearing(stone_cells, search, lattice),
                           _paper_floor(light))
         frontier = set()
         for cell, v in verdicts.items():
@@ -875,28 +875,48 @@ PAPER_BESIDE_MIN_POINTS = 2  # of 12 points around a stone: a tile's paper, not 
 def _paper_beside(search: _Search, centre_mm) -> bool:
     """Some of the ground just around a stone is paper (neutral once white balanced, and not dark
     against the markers' paper): the stone lies on a tile, though a hand may hide the rest of it."""
-    if search.light is None:
+    return int(_paper_points(search, centre_mm)[0].sum()) >= PAPER_BESIDE_MIN_POINTS
+
+
+def _paper_in_own_cell(search: _Search, lattice: Lattice, cell, centre_mm) -> bool:
+    """_paper_beside, counting only the points within the stone's own cell: the stone lies on that
+    cell's paper. A stone on the table beside the board (a player's supply) may have a tile's paper
+    within reach, but in the next cell, never in its own."""
+    paper, points_mm = _paper_points(search, centre_mm)
+    if not paper.any():
         return False
+    units = lattice.to_units(points_mm[paper])
+    own = (np.round(units[:, 0]) == cell[0]) & (np.round(units[:, 1]) == cell[1])
+    return int(own.sum()) >= PAPER_BESIDE_MIN_POINTS
+
+
+def _paper_points(search: _Search, centre_mm) -> tuple[np.ndarray, np.ndarray]:
+    """(12,) bool: which of 12 points around a stone (0.8 of its width from its centre) are paper,
+    and (12, 2) where they are, mm; measured once per stone and frame (every lattice read and every
+    round of growth asks again)."""
     key = (float(centre_mm[0]), float(centre_mm[1]))
     if key not in search.paper_beside:
-        search.paper_beside[key] = _paper_beside_now(search, centre_mm)
+        search.paper_beside[key] = _paper_points_now(search, centre_mm)
     return search.paper_beside[key]
 
 
-def _paper_beside_now(search: _Search, centre_mm) -> bool:
-    """_paper_beside, measured."""
+def _paper_points_now(search: _Search, centre_mm) -> tuple[np.ndarray, np.ndarray]:
+    """_paper_points, measured."""
     c = search.mm_to_px(np.array([centre_mm], dtype=np.float64))[0]
     r = 0.8 * STONE_MM * search.ppm
     angles = np.arange(12) * np.pi / 6
-    xy = np.round(c + r * np.stack([np.cos(angles), np.sin(angles)], axis=1)).astype(int)
+    px = c + r * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    xy = np.round(px).astype(int)
     h, w = search.grey.shape
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    if not ok.any():
-        return False
+    paper = np.zeros(len(xy), bool)
+    if search.light is None or not ok.any():
+        return paper, search.px_to_mm(px)
     colours = search.light.correct_colours(search.bgr[xy[ok, 1], xy[ok, 0]].astype(np.float64))
     tint = (colours.max(axis=1) - colours.min(axis=1)) / np.maximum(colours.mean(axis=1), 1.0)
     level = colours.mean(axis=1) / 243.0  # light.PAPER_SRGB
-    return int(((tint <= MAX_PAPER_TINT) & (level >= PAPER_VS_MARKERS)).sum()) >= PAPER_BESIDE_MIN_POINTS
+    paper[ok] = (tint <= MAX_PAPER_TINT) & (level >= PAPER_VS_MARKERS)
+    return paper, search.px_to_mm(px)
 
 
 def _inside(search: _Search, px: np.ndarray) -> np.ndarray:
@@ -999,6 +1019,13 @@ MIN_SPLIT_STONE_CHROMA = 45.0
 # 26-57 (49-57 on 6629, 6487, 5569; 6620's half stone in a finger's shade 34), the 122 as small and
 # not round that were no stone (skin, wood, cloth) 31.7 at most.
 MIN_PART_STONE_CHROMA = 45.0
+# Both limits are for warm blobs, a finger's or wood's hue. Cut out of a larger blob or only part of a
+# disc, a blob of a red stone's hue (under MAX_RED_HUE_DEG) or a cool one counts from this: of the
+# split and part blobs on seeds 3000-6899 those that were no stone and had such a hue reached 18.9
+# (the rest, skin, wood and cloth, hues of 49-77 degrees, up to 41), while stones were cut out of a
+# finger's blob at 42.3 (seed 6686, a red one in a finger's shade: missed) and half stones in a
+# finger's shade showed 34.4 and 36.0 (seeds 6620, 3159; blue).
+MIN_CUT_RED_COOL_CHROMA = 30.0
 
 
 def stone_colour(bgr, profile) -> str | None:
@@ -1044,6 +1071,8 @@ def _least_chroma(bgr) -> float:
 def _least_blob_chroma(b) -> float:
     """The least Lab chroma a colour blob must show to be a stone: more for a blob cut out of a larger
     one (a stone touching a finger) or only part of a disc (a stone partly hidden)."""
+    if (b.part or b.split) and _least_chroma(b.bgr) != MIN_WARM_STONE_CHROMA:
+        return MIN_CUT_RED_COOL_CHROMA  # a red stone's hue or a cool one: no finger's, no wood's
     if b.part:
         return MIN_PART_STONE_CHROMA
     if b.split:
@@ -1202,7 +1231,40 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
             out[cell] = _Verdict("covered", r, None)
         else:
             out[cell] = _Verdict("none", r, None)
+    # A stone on its tile (ON_ITS_TILE) is asked about once every cell has its verdict: whether the
+    # board (as judged so far, not grown by this) lies next to it.
+    board = {c for c, v in out.items() if v.kind != "none"}
+    for k, cell in enumerate(cells):
+        if out[cell].kind != "none" or stone_bearing.get(cell) != ON_ITS_TILE:
+            continue
+        if board_white is not None and worst_errors[k] > MAX_QUADRANT_ERROR \
+                and _partly_paper(k, whites, tint, board_white) and _print_beside_odd(model, readings[k], visible[k]) \
+                and _next_to_a_tile(cell, cells, fits, paper_ok, visible, model, readings):
+            # The odd quadrant's case above, the quadrant not three times worse than the others: a
+            # finger in its own shade over a corner of a blurred tile, its other quadrants loose too
+            # (seed 6962: 0.0178 against 0.010). The stone on a micropul's place on its own cell's
+            # paper, and the tile's print in view beside a tile that reads, say it is a tile.
+            out[cell] = _Verdict("covered", readings[k], None)
+        elif _something_over(k, tint, visible) and _touches(cell, board, cells, tint, visible):
+            # A hand over a tile but for its stone and the paper just around it, next to a tile
+            # that a hand covers in part too (or at its corner, the hand over a cell between): the
+            # tile is there, and the hand took its face and its neighbour's (seeds 4036, 5807,
+            # 6686: the stone was dropped with its tile). The stone on a micropul's place, with
+            # paper within its own cell: a player's supply on the table beside the board may touch
+            # a tile's paper, but in the next cell, and lies anywhere.
+            out[cell] = _Verdict("covered", readings[k], None)
     return out
+
+
+def _touches(cell, board: set, cells, tint: np.ndarray, visible) -> bool:
+    """A cell of `board` is next to the cell, or at its corner with a hand over a cell between
+    (as _next_to_a_tile's corners: never across bare table)."""
+    i, j = cell
+    if any(n in board for n in _neighbours(cell)):
+        return True
+    return any((i + di, j + dj) in board and (_hand_over((i + di, j), cells, tint, visible)
+                                               or _hand_over((i, j + dj), cells, tint, visible))
+               for di in (-1, 1) for dj in (-1, 1))
 
 
 def _quadrant_tests(readings: list[FaceReading], visible: np.ndarray, least_margin: float):
@@ -1286,13 +1348,33 @@ def _board_white(whites: np.ndarray, fits: np.ndarray, paper_ok: np.ndarray, pap
     return float(np.median(whites[fitting].max(axis=1))) if fitting else None
 
 
-def _stone_bearing(stone_cells: list, search: "_Search") -> dict:
-    """Cells a stone of a known colour lies on -> whether it has a tile's paper beside it."""
+# What a stone of a known colour has around it (_stone_bearing): no paper, a tile's paper beside it,
+# or paper within its own cell with the stone on one of the cell's micropul (ON_ITS_TILE).
+NO_PAPER, PAPER_BESIDE, ON_ITS_TILE = 0, 1, 2
+# A stone is put on a micropul: its centre lies this close to a micropul's place on its cell. The
+# stones found on tiles a hand covers in part lay within 1 mm of it (seeds 4036, 5807, 6620, 6686;
+# half a stone's blob is centred up to 2 mm off); a player's supply beside the board lies anywhere.
+ON_SITE_MM = 3.0
+
+
+def _stone_bearing(stone_cells: list, search: "_Search", lattice: Lattice) -> dict:
+    """Cells a stone of a known colour lies on -> the paper around it (NO_PAPER, PAPER_BESIDE,
+    ON_ITS_TILE; true when it has a tile's paper beside it)."""
     out: dict = {}
     for cell, _, colour, centre in stone_cells:
         if colour is not None:
-            out[cell] = out.get(cell, False) or _paper_beside(search, centre)
+            paper = NO_PAPER
+            if _paper_beside(search, centre):
+                paper = ON_ITS_TILE if _on_a_site(lattice, cell, centre) \
+                    and _paper_in_own_cell(search, lattice, cell, centre) else PAPER_BESIDE
+            out[cell] = max(out.get(cell, NO_PAPER), paper)
     return out
+
+
+def _on_a_site(lattice: Lattice, cell, centre_mm) -> bool:
+    """The point lies within ON_SITE_MM of one of the cell's four micropul places."""
+    du, dv = np.abs(lattice.to_units(np.array([centre_mm], dtype=np.float64))[0] - cell)
+    return math.hypot(du - SITE, dv - SITE) * lattice.pitch_mm <= ON_SITE_MM
 
 
 # A quadrant fitting its face this loosely, and this many times worse than every other quadrant of

@@ -254,8 +254,7 @@ def _peaks(lum: np.ndarray, border: int = 0) -> tuple[np.ndarray, np.ndarray]:
     r = k // 2
     top, rim, disc, around = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM, (0.0, 0.3 * PAWN_MM),
                                                (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm, margin - r, border)
-    score = (top - rim) / np.maximum(top, 1e-3)
-    dark_disc = (around - disc) / np.maximum(around, 1e-3) - 0.5
+    score, dark_disc = _scores(top, rim, disc, around)
     # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
     # print feature next to a pawn can outscore it without being one).
     # (np.nonzero of a 2-D mask costs ten times np.flatnonzero's row-major indices split by the width:
@@ -264,6 +263,16 @@ def _peaks(lum: np.ndarray, border: int = 0) -> tuple[np.ndarray, np.ndarray]:
                                             & (sc[r:-r, r:-r] > MIN_SCORE)), sc.shape[1] - 2 * r)
                    for sc in (score, dark_disc)))
     return np.concatenate(xs) + margin, np.concatenate(ys) + margin
+
+
+def _scores(top: np.ndarray, rim: np.ndarray, disc: np.ndarray, around: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The dome score (top - rim) / max(top, 1e-3) and the dark-disc score (around - disc) /
+    max(around, 1e-3) - 0.5 of the ring means (float32). OpenCV's float subtraction, maximum and
+    division give numpy's very values (IEEE; the bound 1e-3 as float32) at about half its time on
+    these strided windows of the transforms."""
+    score = cv2.divide(cv2.subtract(top, rim), cv2.max(top, 1e-3))
+    dark_disc = cv2.subtract(cv2.divide(cv2.subtract(around, disc), cv2.max(around, 1e-3)), 0.5)
+    return score, dark_disc
 
 
 def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndarray | None = None,
@@ -319,22 +328,25 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     pk = np.repeat(k, len(ox))
     px = (x[:, None] + ox[None, :]).ravel()
     py = (y[:, None] + oy[None, :]).ravel()
-    quality, needs_dark, needs_lit, clear_black, half_round = _dome(stack.lum, pk, px, py)
+    ix, iy = np.rint(px).astype(int), np.rint(py).astype(int)  # (the whole pixels `_spokes` reads at)
+    quality, needs_dark, needs_lit, clear_black, half_round = _dome(stack.lum, pk, ix, iy)
     quality, needs_dark = quality.reshape(len(x), -1), needs_dark.reshape(len(x), -1)
     domed = np.flatnonzero(np.isfinite(quality.ravel()))
     rim_ok = np.zeros(quality.size, bool)
-    ix, iy = np.rint(px).astype(int), np.rint(py).astype(int)
-    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed], palette)
+    # Each domed point's top and rim colour, read once (one gather, one sort) for all that ask them.
+    colours = _ring_colours(stack.bgr, pk[domed], ix[domed], iy[domed], (_TOP_RING, _RIM_RING))
+    top_of = np.zeros((quality.size, 3), np.float32)
+    top_of[domed] = colours[:, 0]
+    rim_ok[domed] = _same_colour_rims(stack.bgr, pk[domed], ix[domed], iy[domed], palette, colours)
     # A black pawn whose rim takes in a lit tile or a source's ring (`_black_flank`): asked only of
     # peaks with no offset read yet (the others' readings stay as they were, and it costs less).
     unread = np.repeat(~rim_ok.reshape(quality.shape).any(axis=1), quality.shape[1])
     black = domed[unread[domed] & ~needs_dark.ravel()[domed] & clear_black[domed]]
     if len(black):
-        rim_ok[black] = _black_flank(stack.bgr, pk[black], ix[black], iy[black])
-    lit = np.flatnonzero(rim_ok & needs_lit)
+        rim_ok[black] = _black_flank(stack.bgr, pk[black], ix[black], iy[black], top_of[black])
+    lit = np.flatnonzero(rim_ok & needs_lit)  # (domed points all: rim_ok is set of those alone)
     if len(lit):
-        tops = _ring_colour(stack.bgr, pk[lit], ix[lit], iy[lit], _TOP_RING)
-        rim_ok[lit] = _lit_or_clear_white(stack.lum, pk[lit], ix[lit], iy[lit], tops, white)
+        rim_ok[lit] = _lit_or_clear_white(stack.lum, pk[lit], ix[lit], iy[lit], top_of[lit], white)
     # Round only where its brightness falls to half (`_half_round`): it must stand on its tile as a
     # pawn does (fingertips beside a tile were read so, with the tile a quarter of their ground).
     # Asked only of a peak's best offset, until its best is no such dome or stands on its tile:
@@ -899,22 +911,31 @@ def _spokes(stack: np.ndarray, k, x, y, radii: tuple[float, ...], ppm: float) ->
     each whole-pixel point (x, y) of patch k of a padded stack (_Stack.bgr or .lum; x, y in the
     patch's own pixels), nearest pixel, clamped to the patch."""
     n, h, w = stack.shape[:3]
-    dx, dy = _spoke_offsets(radii, ppm)
-    x = np.rint(np.asarray(x)).astype(np.intp).reshape(-1, 1, 1) + STACK_PAD
-    y = np.rint(np.asarray(y)).astype(np.intp).reshape(-1, 1, 1) + STACK_PAD
-    base = np.asarray(k, np.intp).reshape(-1, 1, 1) * (h * w)
+    x, y = _whole_px(x) + STACK_PAD, _whole_px(y) + STACK_PAD
+    base = np.asarray(k, np.intp).ravel() * (h * w)
     reach = _spoke_reach(radii, ppm)
     # One flat index per pixel (a single gather is several times faster than indexing by y and x).
     if len(x) and x.min() >= reach and y.min() >= reach and x.max() < w - reach and y.max() < h - reach:
-        index = base + (y * w + x) + _flat_offsets(radii, ppm, w)  # inside the padding: nothing to clamp
+        # (each point's own index first, then its offsets: one pass over the (points, radii,
+        # directions) index instead of three)
+        index = (base + y * w + x).reshape(-1, 1, 1) + _flat_offsets(radii, ppm, w)  # inside the padding: nothing to clamp
     else:
+        dx, dy = _spoke_offsets(radii, ppm)
+        x, y, base = x.reshape(-1, 1, 1), y.reshape(-1, 1, 1), base.reshape(-1, 1, 1)
         index = base + np.clip(y + dy, 0, h - 1) * w + np.clip(x + dx, 0, w - 1)
     # (mode="clip": every index is in the stack already, clamped or inside the padding - the same
     # pixels, without mode "raise"'s check of every index: some 15 % of the gather.)
     return np.take(stack.reshape((n * h * w,) + stack.shape[3:]), index, axis=0, mode="clip")
 
 
-@lru_cache(maxsize=16)
+def _whole_px(v) -> np.ndarray:
+    """Points' coordinates as whole pixels (intp, flat): rounded to the nearest (np.rint), or as they
+    are when whole already (most callers' - no rounding through float64 to do)."""
+    v = np.asarray(v)
+    return v.astype(np.intp, copy=False).ravel() if v.dtype.kind in "iu" else np.rint(v).astype(np.intp).ravel()
+
+
+@lru_cache(maxsize=32)
 def _flat_offsets(radii: tuple[float, ...], ppm: float, width: int) -> np.ndarray:
     dx, dy = _spoke_offsets(radii, ppm)
     out = dy * width + dx
@@ -922,14 +943,16 @@ def _flat_offsets(radii: tuple[float, ...], ppm: float, width: int) -> np.ndarra
     return out
 
 
-@lru_cache(maxsize=8)
+# (A dozen sets of radii are read: these caches hold them all - at 8 they were recomputed some
+# eleven times a frame.)
+@lru_cache(maxsize=32)
 def _spoke_reach(radii: tuple[float, ...], ppm: float) -> int:
     """The farthest a spoke's pixel lies from its point, in whole pixels along x or y."""
     dx, dy = _spoke_offsets(radii, ppm)
     return int(max(np.abs(dx).max(), np.abs(dy).max()))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _spoke_offsets(radii: tuple[float, ...], ppm: float) -> tuple[np.ndarray, np.ndarray]:
     """Whole-pixel offsets (radii, directions) of the spokes. Rounding the offset alone is rounding
     the point plus offset for whole-pixel points: no offset is near a half pixel (0.01 px at least)."""
@@ -1070,10 +1093,14 @@ def _darkest_radius(band: np.ndarray, radii: np.ndarray, lowest: np.ndarray | No
     where each direction is at its lowest - written out over the few radii (numpy's argmin over a
     middle axis costs several times more). `lowest`: band's minimum over the radii, if taken already."""
     lowest = _extreme_over_radii(band, np.minimum) if lowest is None else lowest
-    out = np.full(lowest.shape, radii[-1])
-    for i in range(band.shape[1] - 2, -1, -1):  # backwards: the first of equal lows wins
-        out = np.where(band[:, i] == lowest, radii[i], out)
-    return out
+    # The first low's index is the count of radii before it, where the running minimum out from the
+    # first radius is still above the lowest (exact: a minimum is one of the values).
+    run = band[:, 0].copy()
+    first = (run > lowest).astype(np.intp)
+    for i in range(1, band.shape[1] - 1):
+        np.minimum(run, band[:, i], out=run)
+        first += run > lowest
+    return radii[first]
 
 
 def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, ask: np.ndarray,
@@ -1090,7 +1117,9 @@ def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, 
         band = prof[at, _R_BAND]  # (points, radii, directions)
         lowest = _extreme_over_radii(band, np.minimum) if lowest is None else lowest[at]
         near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
-        at_rim = _extreme_over_radii(np.where(near_rim, band, np.inf), np.minimum)
+        # (The radii away from the rim made infinite by adding +inf, the others' values kept by
+        # adding +0: np.where's values, at a third less.)
+        at_rim = _extreme_over_radii(band + np.where(near_rim, np.float32(0.0), np.float32(np.inf)), np.minimum)
         out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
     return out
 
@@ -1144,11 +1173,12 @@ CLIPPED_FLANK_FIT = 0.12  # a clipped top's flank: its pawn colour in shade this
 
 
 def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
-                      palette: np.ndarray | None = None) -> np.ndarray:
+                      palette: np.ndarray | None = None, colours: np.ndarray | None = None) -> np.ndarray:
     """Per point (patch k of the padded stack, x, y): whether a pawn's rim there would be its top in
     shade, the same colour, darker. (The end of a ray by a tile's source looks domed too, but its
     surround is the tile's own, stronger colour.) `palette` (the pawn colours, sRGB BGR): a lit top
-    the sensor clipped is asked against them (`_clipped_flank`)."""
+    the sensor clipped is asked against them (`_clipped_flank`). `colours`: the points' top and rim
+    colours (`_ring_colours` of _TOP_RING and _RIM_RING), if read already."""
     if len(x) == 0:
         return np.zeros(0, bool)
 
@@ -1156,8 +1186,10 @@ def _same_colour_rims(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarr
         return _ring_colour(bgr, k[at], x[at], y[at], radii)
 
     everywhere = np.arange(len(x))
-    top = ring(_TOP_RING, everywhere)
-    out = _shaded_tops(ring(_RIM_RING, everywhere), top)
+    if colours is None:
+        colours = _ring_colours(bgr, k, x, y, (_TOP_RING, _RIM_RING))
+    top = colours[:, 0]
+    out = _shaded_tops(colours[:, 1], top)
     # A pawn's outer rim (7.5 mm) is blurred with the tile round it: a clipped pink or a cyan top on
     # the yellow tile is then too green and not blue enough out there (tuning seeds 4600-4699: six
     # pawns round the cap or on a source lost so). Its flank 5-6 mm out is still its own colour in
@@ -1217,13 +1249,15 @@ def _pawn_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, to
     return out
 
 
-def _black_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _black_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
+                 top: np.ndarray | None = None) -> np.ndarray:
     """Per point: whether a black top's flank 5-6 mm out is that top in shade. On a source's white
     ring, or beside a lit tile, the rim 5.5-7.5 mm out takes in the blurred print and is no longer
-    the top's colour (tuning seeds 5393, 5486: black pawns missed so); the flank still is."""
+    the top's colour (tuning seeds 5393, 5486: black pawns missed so); the flank still is. `top`:
+    the points' top colours (`_ring_colour` of _TOP_RING), if read already."""
     if len(x) == 0:
         return np.zeros(0, bool)
-    top = _ring_colour(bgr, k, x, y, _TOP_RING)
+    top = _ring_colour(bgr, k, x, y, _TOP_RING) if top is None else top
     return _shaded_tops(_ring_colour(bgr, k, x, y, _INNER_RIM_RING), top)
 
 
@@ -1236,6 +1270,17 @@ def _ring_colour(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, r
     """Per whole-pixel point of the padded stack: the median sRGB BGR (float32) on its spokes at `radii`."""
     spokes = _spokes(bgr, k, x, y, radii, READ_PX_PER_MM)
     return _median(spokes.reshape(len(spokes), -1, 3).astype(np.float32))
+
+
+def _ring_colours(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray,
+                  rings: tuple[tuple[float, ...], ...]) -> np.ndarray:
+    """(points, rings, 3): `_ring_colour` of each of `rings` (as many radii each), in one gather and
+    one sort - the same pixels, so the same medians, at one call's overhead instead of several."""
+    n, m = len(k), len(rings)
+    spokes = _spokes(bgr, k, x, y, sum(rings, ()), READ_PX_PER_MM)  # (points, rings x radii, directions, 3)
+    s = np.sort(spokes.reshape(n, m, spokes.shape[1] // m * spokes.shape[2], 3).astype(np.float32), axis=2)
+    c = s.shape[2]
+    return s[:, :, c // 2] if c % 2 else (s[:, :, c // 2 - 1] + s[:, :, c // 2]) / 2
 
 
 def _lit_colour(top: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ fits any neutral pixel, so k has a floor: a colour washed out below it is not cl
 
 from __future__ import annotations
 
+from functools import cached_property, lru_cache
+
 import cv2
 import numpy as np
 
@@ -68,23 +70,22 @@ def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndar
     The (N, K) arrays returned are transposed views of (K, N) ones (F-ordered): the fit is worked out
     with the pixels along the last axis (see _Refs), and copying it back would only cost time."""
     pixels = np.asarray(pixels_bgr, dtype=np.float32).reshape(-1, 3)
-    x = np.ascontiguousarray(_LINEAR[_clip(np.rint(pixels), 0, 255).astype(np.intp)].T)  # (3, N) channel planes
-    c = srgb_to_linear(np.asarray(refs_bgr, dtype=np.float32).reshape(-1, 3))  # (K, 3)
+    x = _linear_planes(pixels)  # (3, N)
     clipped = pixels >= SATURATED if clipped is None else np.asarray(clipped, bool).reshape(-1, 3)
     some = clipped[:, 0] | clipped[:, 1] | clipped[:, 2]  # (clipped.any(axis=1): see _sum3)
-    w_max = np.asarray(w_max, np.float32)
-    if w_max.shape != (len(c),):  # (one for all: np.full costs less than np.broadcast_to, on few pixels)
-        w_max = np.full(len(c), w_max) if w_max.ndim == 0 else np.broadcast_to(w_max, (len(c),))
-    planes = np.ascontiguousarray(c.T)  # (3, K)
-    # (_max3: c.max(axis=1)'s very values - a maximum is exact - without its reduction machinery)
-    k_hi = np.minimum(k_range[1], brightest / np.maximum(_max3(planes), 1e-6))  # (K,)
-    if paired and len(c) != pixels.shape[0]:
+    refs = _refs(refs_bgr, w_max, k_range, brightest, paired)
+    if paired and len(refs.c) != pixels.shape[0]:
         raise ValueError("paired: one reference per pixel")
-    refs = _Refs(c, planes, w_max, k_hi, paired)
+    # A matte fit (no white at all: w_max +0 for every reference) takes the shorter sums of
+    # `_unclipped_matte` and `_with_clipping_matte`, the very same values.
+    unclipped, with_clipping = (_unclipped_matte, _with_clipping_matte) if refs.matte else (_unclipped, _with_clipping)
+    if len(some) and some.all():  # (every pixel clipped - a clipped top asked against the pawn colours: one fit, not two)
+        out, washed = with_clipping(x, refs, np.ascontiguousarray(clipped.T), k_range, with_wash)
+        return (out.T, washed.T) if with_wash else out.T
     # Every pixel fitted as if nothing were clipped (each pixel's fit is its own: the same values as
     # fitting the unclipped ones alone, without picking them out and putting them back), then the
     # few with a clipped channel fitted again.
-    out, washed = _unclipped(x, refs, k_range, with_wash)  # (K, N)
+    out, washed = unclipped(x, refs, k_range, with_wash)  # (K, N)
     if not some.any():
         return (out.T, washed.T) if with_wash else out.T
     lit = np.flatnonzero(some)
@@ -92,14 +93,55 @@ def fit_residuals(pixels_bgr: np.ndarray, refs_bgr: np.ndarray, clipped: np.ndar
         # ... but for one pixel left unclipped: its products with the references, alone, take BLAS's
         # matrix-vector path, whose last bit may differ from a matrix product's (as fitted so far).
         lone = np.flatnonzero(~some)
-        out[:, lone], wash = _unclipped(x[:, lone], refs, k_range, with_wash)
+        out[:, lone], wash = unclipped(x[:, lone], refs, k_range, with_wash)
         if with_wash:
             washed[:, lone] = wash
-    out[:, lit], wash = _with_clipping(x[:, lit], refs.rows(lit), np.ascontiguousarray(clipped[lit].T), k_range,
-                                       with_wash)
+    out[:, lit], wash = with_clipping(x[:, lit], refs.rows(lit), np.ascontiguousarray(clipped[lit].T), k_range,
+                                      with_wash)
     if with_wash:
         washed[:, lit] = wash
     return (out.T, washed.T) if with_wash else out.T
+
+
+def _linear_planes(pixels: np.ndarray) -> np.ndarray:
+    """(3, N) channel planes, linear light, of (N, 3) float32 sRGB pixels (rounded to whole levels)."""
+    return np.ascontiguousarray(_LINEAR[_clip(np.rint(pixels), 0, 255).astype(np.intp)].T)
+
+
+def _refs(refs_bgr: np.ndarray, w_max, k_range: tuple[float, float], brightest: float, paired: bool) -> "_Refs":
+    """The reference colours (K, 3 sRGB BGR) as `fit_residuals` fits them (see its arguments).
+    All against all, the same few colours (a palette, a tile's) are asked again and again: their
+    terms are kept (`_kept_refs`, by value), not worked out again each call - on the few pixels of
+    most calls they are much of its cost. (Paired, the references are the pixels' own.)"""
+    refs_bgr = np.asarray(refs_bgr, dtype=np.float32)
+    if not paired:
+        w = np.asarray(w_max, np.float32)
+        return _kept_refs(refs_bgr.tobytes(), refs_bgr.size, w.tobytes(), w.shape, float(k_range[1]), float(brightest))
+    return _new_refs(refs_bgr, w_max, k_range[1], brightest, paired)
+
+
+@lru_cache(maxsize=64)
+def _kept_refs(refs_bytes: bytes, size: int, w_bytes: bytes, w_shape: tuple[int, ...], k_max: float,
+               brightest: float) -> "_Refs":
+    """`_new_refs` of all-against-all references given by value (their float32 bytes, and w_max's
+    as float32). Its arrays are read-only: shared by every call that asks the same."""
+    refs = np.frombuffer(refs_bytes, np.float32, size)
+    w_max = np.frombuffer(w_bytes, np.float32).reshape(w_shape)
+    out = _new_refs(refs, w_max, k_max, brightest, False)
+    for a in (out.c, out.planes, out.w_max, out.k_hi, out.sc, out.scc, out.c_max):
+        a.setflags(write=False)
+    return out
+
+
+def _new_refs(refs_bgr: np.ndarray, w_max, k_max: float, brightest: float, paired: bool) -> "_Refs":
+    c = srgb_to_linear(refs_bgr.reshape(-1, 3))  # (K, 3)
+    w_max = np.asarray(w_max, np.float32)
+    if w_max.shape != (len(c),):  # (one for all: np.full costs less than np.broadcast_to, on few pixels)
+        w_max = np.full(len(c), w_max) if w_max.ndim == 0 else np.broadcast_to(w_max, (len(c),))
+    planes = np.ascontiguousarray(c.T)  # (3, K)
+    # (_max3: c.max(axis=1)'s very values - a maximum is exact - without its reduction machinery)
+    k_hi = np.minimum(k_max, brightest / np.maximum(_max3(planes), 1e-6))  # (K,)
+    return _Refs(c, planes, w_max, k_hi, paired)
 
 
 class _Refs:
@@ -114,6 +156,22 @@ class _Refs:
         # `planes`: c.T as channel planes (3, K), each contiguous: against (3, N) pixel planes numpy
         # then loops along N (through a transposed view it would loop along the three channels).
         self.c, self.planes, self.w_max, self.k_hi, self.paired = c, planes, w_max, k_hi, paired
+        # No reflected white for any reference: +0 itself (a -0 bound would give a white of -0).
+        self.matte = not w_max.any() and not np.signbit(w_max).any()
+
+    # Per reference: the sums of its channels and of their squares, and its brightest (the same
+    # values whether kept or worked out per call).
+    @cached_property
+    def sc(self) -> np.ndarray:
+        return self.c.sum(axis=1)
+
+    @cached_property
+    def scc(self) -> np.ndarray:
+        return (self.c * self.c).sum(axis=1)
+
+    @cached_property
+    def c_max(self) -> np.ndarray:
+        return self.c.max(axis=1)
 
     def rows(self, at: np.ndarray) -> "_Refs":
         """Those of the pixels `at` (paired; otherwise all references serve every pixel)."""
@@ -145,7 +203,7 @@ def _unclipped(x: np.ndarray, refs: _Refs, k_range: tuple[float, float],
     The residuals and (when `with_wash`; most callers do not ask) the washed-out share, (K, N) for
     x's (3, N) channel planes."""
     c, w_max, k_hi = refs.c, refs.along(refs.w_max), refs.along(refs.k_hi)
-    sc, scc = refs.along(c.sum(axis=1)), refs.along((c * c).sum(axis=1))  # (K, 1)
+    sc, scc = refs.along(refs.sc), refs.along(refs.scc)  # (K, 1)
     sx, sxx = _sum3(x)[None, :], _sum3(x * x)[None, :]  # (1, N)
     scx = refs.dot(x)  # (K, N)
     det = 3.0 * scc - sc * sc
@@ -161,7 +219,25 @@ def _unclipped(x: np.ndarray, refs: _Refs, k_range: tuple[float, float],
     # With w fixed by the bounds, k is refitted once (the 2D problem's box corners).
     k = _clip((scx - w * sc) / np.maximum(scc, 1e-9), k_range[0], k_hi)
     sse = k * k * scc - 2 * k * scx + 2 * k * w * sc - 2 * w * sx + 3 * w * w + sxx
-    wash = w / np.maximum(w + k * refs.along(c.max(axis=1)), 1e-6) if with_wash else None
+    wash = w / np.maximum(w + k * refs.along(refs.c_max), 1e-6) if with_wash else None
+    return np.sqrt(np.maximum(sse, 0.0) / 3.0) / (sx / 3.0 + 0.03), wash
+
+
+def _unclipped_matte(x: np.ndarray, refs: _Refs, k_range: tuple[float, float],
+                     with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """`_unclipped` for a matte fit (refs.matte: no white): the same values by fewer operations,
+    which on the few pixels of most calls are most of the cost. There the white w is +0 exactly
+    (the bounds clip the level fitted first, finite, to [+0, +0]), so the first fit of k, only there
+    to find w, is not needed; scx - w sc is scx, and each term of the residual with w in it adds or
+    takes away a zero, which leaves every partial sum as it was (none is -0: the pixels' and colours'
+    sums are >= +0, and k k scc - 2 k scx is -0 for no k). The washed-out share w / (...) is +0."""
+    k_hi = refs.along(refs.k_hi)
+    scc = refs.along(refs.scc)
+    sx, sxx = _sum3(x)[None, :], _sum3(x * x)[None, :]  # (1, N)
+    scx = refs.dot(x)  # (K, N)
+    k = _clip(scx / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    sse = k * k * scc - 2 * k * scx + sxx
+    wash = np.zeros(np.broadcast_shapes(k.shape, sx.shape), np.float32) if with_wash else None
     return np.sqrt(np.maximum(sse, 0.0) / 3.0) / (sx / 3.0 + 0.03), wash
 
 
@@ -183,7 +259,10 @@ def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tup
     scx = _sum3(used_c * xs)
     det = n * scc - sc * sc
     ok = np.abs(det) > 1e-10
-    k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
+    if ok.all():  # (most fits: no neutral reference - the very values of the np.where below, fewer steps)
+        k = (n * scx - sc * sx) / det
+    else:
+        k = np.where(ok, (n * scx - sc * sx) / np.where(ok, det, 1.0), sx / np.maximum(sc, 1e-6))
     k = _clip(k, k_range[0], k_hi)
     w = _clip((sx - k * sc) / n, 0.0, w_max)
     x_less_w = xs - w[None]
@@ -196,7 +275,30 @@ def _with_clipping(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tup
     err = (predicted - xs) * use
     short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
     total = np.sqrt(_sum3(err * err + short * short) / 3.0)
-    wash = w / np.maximum(w + k * refs.along(c.max(axis=1)), 1e-6) if with_wash else None
+    wash = w / np.maximum(w + k * refs.along(refs.c_max), 1e-6) if with_wash else None
+    return total / (_sum3(x) / np.float32(3.0) + 0.03)[None, :], wash
+
+
+def _with_clipping_matte(x: np.ndarray, refs: _Refs, clipped: np.ndarray, k_range: tuple[float, float],
+                         with_wash: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """`_with_clipping` for a matte fit (refs.matte), the same values by fewer operations (as
+    `_unclipped_matte`): w is +0, so x - w is x (its products with the colours are scx's), the first
+    fit of k is not needed and k c + w is k c."""
+    use = (~clipped).astype(np.float32)[:, None, :]  # (3, 1, N): channels that carry a value
+    xs = x[:, None, :]
+    cs = refs.against_planes()  # (3, 1, N) or (3, K, 1)
+    k_hi = refs.along(refs.k_hi)
+    used_c = use * cs  # (3, K, N)
+    scc = _sum3(used_c * cs)
+    scx = _sum3(used_c * xs)
+    k = _clip(scx / np.maximum(scc, 1e-9), k_range[0], k_hi)
+    needed = _max3(np.where(clipped[:, None, :], xs / np.maximum(cs, 1e-6), 0.0))
+    k = _clip(np.maximum(k, needed), k_range[0], k_hi)
+    predicted = k[None] * cs
+    err = (predicted - xs) * use
+    short = np.maximum(xs - predicted, 0.0) * (1.0 - use)
+    total = np.sqrt(_sum3(err * err + short * short) / 3.0)
+    wash = np.zeros(k.shape, np.float32) if with_wash else None
     return total / (_sum3(x) / np.float32(3.0) + 0.03)[None, :], wash
 
 

@@ -154,7 +154,7 @@ def test_a_dome_found_near_a_peak_is_read_before_a_dark_body_there(monkeypatch):
         return quality, np.array([False, True, False, False, True, False]), *(np.zeros(6, bool) for _ in range(3))
 
     monkeypatch.setattr(pawns_module, "_dome", fake_dome)
-    monkeypatch.setattr(pawns_module, "_same_colour_rims", lambda bgr, k, x, y, palette=None: np.ones(len(x), bool))
+    monkeypatch.setattr(pawns_module, "_same_colour_rims", lambda bgr, k, x, y, palette=None, colours=None: np.ones(len(x), bool))
     stack = _stack(_noisy_patches(1))
     got = _refined(stack, np.array([0, 0]), np.array([60, 100]), np.array([60, 100]), np.array([-1.0, 0.0, 1.0]),
                    np.zeros(3))
@@ -651,7 +651,7 @@ def test_a_black_pawn_whose_rim_takes_in_a_sources_ring_is_read_by_its_flank(mon
     assert pawn.colour == "black" and math.dist(pawn.centre, (100.0, 100.0)) < 1.5
     finger = _stack([_finger_patch((34, 34, 34), (200, 120, 40))])
     assert not pawns_module._dome(finger.lum, *at)[3][0]
-    monkeypatch.setattr(pawns_module, "_black_flank", lambda bgr, k, x, y: np.zeros(len(x), bool))
+    monkeypatch.setattr(pawns_module, "_black_flank", lambda bgr, k, x, y, top=None: np.zeros(len(x), bool))
     assert not pawns_module.find_pawns([patch], [(100.0, 100.0)], names, refs)
 
 
@@ -763,7 +763,7 @@ def test_a_dome_round_only_where_it_falls_to_half_must_stand_on_its_tile(monkeyp
         return np.full(n, 12.0), np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool), np.ones(n, bool)
 
     monkeypatch.setattr(pm, "_dome", fake_dome)
-    monkeypatch.setattr(pm, "_same_colour_rims", lambda bgr, k, x, y, palette=None: np.ones(len(x), bool))
+    monkeypatch.setattr(pm, "_same_colour_rims", lambda bgr, k, x, y, palette=None, colours=None: np.ones(len(x), bool))
     stack, tiles = _stack(_noisy_patches(1)), np.array([[0, 200, 245]], np.float32)
     args = (stack, np.array([0]), np.array([60]), np.array([60]), np.zeros(1), np.zeros(1), None, None)
     monkeypatch.setattr(pm, "_ground_shares", lambda bgr, k, x, y, t: np.full(len(k), pm.HALF_ROUND_GROUND - 0.01))
@@ -909,3 +909,41 @@ def test_a_grey_top_against_a_dark_tinted_colour_is_not_a_white_pawn_in_shade():
 def test_the_luminance_of_a_lone_pixel_is_that_of_a_one_pixel_image():
     px = np.array([10, 200, 30], np.uint8)
     assert _luminance(px) == pytest.approx(float(_luminance(px.reshape(1, 1, 3))[0, 0]))
+
+
+def test_the_peak_scores_are_numpys_very_values():
+    """`_scores` works the dome and dark-disc scores out with OpenCV (faster on the transforms'
+    strided windows): the very bits numpy's formulas give, for dark, bright and zero means, on
+    strided windows as `_ring_means` hands them over."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(5)
+    big = [rng.random((60, 70)).astype(np.float32) ** 3 for _ in range(4)]  # many under the 1e-3 bound
+    for a in big:
+        a[:3] = 0.0
+        a[3:6, :] = 1e-3
+    top, rim, disc, around = (a[5:-5, 7:-7] for a in big)
+    score, dark_disc = pm._scores(top, rim, disc, around)
+    want_score = (top - rim) / np.maximum(top, 1e-3)
+    want_dark = (around - disc) / np.maximum(around, 1e-3) - 0.5
+    assert score.dtype == dark_disc.dtype == np.float32
+    assert np.array_equal(score.view(np.uint32), np.ascontiguousarray(want_score).view(np.uint32))
+    assert np.array_equal(dark_disc.view(np.uint32), np.ascontiguousarray(want_dark).view(np.uint32))
+
+
+def test_ring_colours_at_once_are_each_rings_own():
+    """`_ring_colours` reads several rings in one gather and one sort: each ring's medians are
+    `_ring_colour`'s, points near the stack's edge (clamped) and none at all included."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(6)
+    patches = [rng.integers(0, 256, (60, 60, 3), dtype=np.uint8) for _ in range(3)]
+    stack = _stack(patches)
+    k = np.array([0, 1, 2, 2, 1])
+    x, y = np.array([30, 2, 57, 10, 45]), np.array([30, 40, 3, 58, 12])
+    rings = (pm._TOP_RING, pm._RIM_RING, pm._INNER_RIM_RING)
+    got = pm._ring_colours(stack.bgr, k, x, y, rings)
+    assert got.shape == (5, 3, 3) and got.dtype == np.float32
+    for j, radii in enumerate(rings):
+        assert np.array_equal(got[:, j], pm._ring_colour(stack.bgr, k, x, y, radii))
+    assert pm._ring_colours(stack.bgr, k[:0], x[:0], y[:0], rings).shape == (0, 3, 3)

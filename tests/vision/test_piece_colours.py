@@ -101,3 +101,58 @@ def test_a_lone_unclipped_pixel_among_clipped_ones_is_fitted_as_if_alone():
         pixels[1:, 0] = 255.0  # all but the first have a clipped channel
         pixels[0] = np.minimum(pixels[0], 240.0)
         assert np.array_equal(fit_residuals(pixels, refs)[:1], fit_residuals(pixels[:1], refs))
+
+
+def _bits(a):
+    """An array's float32 values as their bit patterns (so that -0 and +0 differ too)."""
+    return np.ascontiguousarray(a, np.float32).view(np.uint32)
+
+
+def test_a_matte_fit_takes_shorter_sums_to_the_very_same_bits():
+    """A fit with no reflected white (w_max +0 for every colour) skips the fit of the white level
+    (it is +0 there) by `_unclipped_matte` and `_with_clipping_matte`: each must give the general
+    path's very bits, residual and wash, unclipped and clipped, all against all and paired, for any
+    gain range (neutral colours and pixels at the sensor's limit included)."""
+    from tablecam.vision import piece_colours as pc
+
+    for seed in range(12):
+        pixels, refs, rng = _random_case(200 + seed, 60, 9)
+        refs = np.concatenate([refs, np.float32([[128, 128, 128], [0, 0, 0]])])  # a neutral and a black one
+        pixels[:3] = (0, 0, 0)  # black pixels: every sum 0
+        pixels = (pixels + 0.5 * rng.integers(0, 2, pixels.shape)).astype(np.float32)  # medians' half levels
+        k_range = [(0.35, 3.0), (0.0, 1.0), (0.3, 1.5)][seed % 3]
+        x = pc._linear_planes(pixels)
+        clipped = np.ascontiguousarray((pixels >= pc.SATURATED).T)
+        assert clipped.any(axis=0).sum() > 10
+        own = refs[rng.integers(0, len(refs), len(pixels))]
+        for colours, paired in ((refs, False), (own, True)):
+            matte = pc._refs(colours, 0.0, k_range, pc.BRIGHTEST, paired)
+            assert matte.matte
+            general = pc._refs(colours, 0.0, k_range, pc.BRIGHTEST, paired)
+            general.matte = False  # (only what fit_residuals dispatches on)
+            for fast, plain, args in ((pc._unclipped_matte, pc._unclipped, (x, )),
+                                      (pc._with_clipping_matte, pc._with_clipping, (x, ))):
+                extra = (clipped,) if plain is pc._with_clipping else ()
+                got, got_wash = fast(*args, matte, *extra, k_range, True)
+                want, want_wash = plain(*args, general, *extra, k_range, True)
+                assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+                assert got_wash.shape == want_wash.shape and np.array_equal(_bits(got_wash), _bits(want_wash))
+    # A white bound of -0 is no matte fit (its white would be -0): the general path answers it.
+    assert not pc._refs(REFS, np.float32(-0.0), (0.0, 1.0), pc.BRIGHTEST, False).matte
+    assert not pc._refs(REFS, np.float32([0.0, 0.0, 0.1, 0.0]), (0.0, 1.0), pc.BRIGHTEST, False).matte
+
+
+def test_pixels_all_clipped_read_as_among_unclipped_ones():
+    """A batch whose every pixel has a clipped channel is fitted once, by the clipping fit alone:
+    the same bits as those pixels' rows in a batch with unclipped pixels."""
+    for seed in range(12):
+        pixels, refs, rng = _random_case(300 + seed, 80, 6)
+        lit = np.flatnonzero((pixels >= 250).any(axis=1))
+        assert 10 < len(lit) < len(pixels)
+        own = refs[rng.integers(0, len(refs), len(pixels))]
+        for kw in ({}, dict(k_range=(0.0, 1.0), w_max=0.0)):
+            res, wash = fit_residuals(pixels, refs, with_wash=True, **kw)
+            alone, alone_wash = fit_residuals(pixels[lit], refs, with_wash=True, **kw)
+            assert np.array_equal(_bits(alone), _bits(res[lit])) and np.array_equal(_bits(alone_wash), _bits(wash[lit]))
+            res = fit_residuals(pixels, own, paired=True, **kw)
+            assert np.array_equal(_bits(fit_residuals(pixels[lit], own[lit], paired=True, **kw)), _bits(res[lit]))

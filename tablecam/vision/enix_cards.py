@@ -68,7 +68,9 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     cards: list[Card] = []
     unsure = 0
     dark = [b for b in blobs if b.kind in ("frame", "outline", "back", "enix", "faint")]
-    marks = dict(zip(map(id, dark), _face_marks(view, dark)))
+    faces = [b for b in blobs if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
+    marks, flips = _first_looks(view, dark, faces)
+    marks, flips = dict(zip(map(id, dark), marks)), dict(zip(map(id, faces), flips))
     for b in blobs:
         if b.kind == "head":  # a lone head: an ENIX face if its border shows round it at some turn
             centre = _face_round_head(view, b)
@@ -86,7 +88,7 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
             face = any(marks[id(b)])  # an ENIX face has a white border or shows the goblin's head
             cards.append(Card("enix" if face else None, None, b.centre, face))
             continue
-        flip = _upside_down(view, b)  # the caption band is 14 mm high: a coarse pose tells its end
+        flip = flips[id(b)]  # the caption band is 14 mm high: a coarse pose tells its end (_upside_down)
         fine = refine_face(view, b, flip)
         a = math.radians(b.angle)
         for turn, along in RETRY_POSES:
@@ -277,16 +279,48 @@ def _to_table(b: CardBlob, flip: bool, local: np.ndarray) -> np.ndarray:
     return out
 
 
+def _to_table_many(blobs: list[CardBlob], local: np.ndarray) -> np.ndarray:
+    """_to_table(b, False, local) of each card (cards, N, 2): the same sums, element by element, for
+    all cards at once (a frame's half-dozen backs one by one cost numpy's calls six times over)."""
+    down = np.array([_card_frame(b, False)[1] for b in blobs]).reshape(-1, 2)
+    right = np.column_stack([down[:, 1], -down[:, 0]])  # (as _card_frame)
+    centres = np.array([b.centre for b in blobs], np.float64).reshape(-1, 2)
+    x, y = local[:, 0], local[:, 1]
+    out = np.empty((len(blobs), len(local), 2))
+    for i in (0, 1):
+        out[:, :, i] = (centres[:, i, None] + x * right[:, i, None]) + y * down[:, i, None]
+    return out
+
+
+def _first_looks(view, dark: list[CardBlob], faces: list[CardBlob]) -> tuple[list[tuple[bool, bool]], list[bool]]:
+    """_face_marks of the dark cards and _upside_down of the energy faces, all sampled at once (each
+    sampling costs a projection through the lens: one for the frame's cards, not one per face)."""
+    if not faces:
+        return _face_marks(view, dark), []
+    k = len(dark) * len(_MARK_PLACES)
+    pts = np.concatenate([_to_table_many(dark, _MARK_PLACES).reshape(-1, 2),
+                          _to_table_many(faces, _CAPTION_PLACES).reshape(-1, 2)])
+    bgr, inside, _ = view.sample(pts)
+    return _marks_of(bgr[:k], inside[:k], len(dark)), _flips_of(bgr[k:], inside[k:], len(faces))
+
+
 def _face_marks(view, blobs: list[CardBlob]) -> list[tuple[bool, bool]]:
     """(a white border, the goblin's head) of each dark card: all sampled at once (each sampling
     costs a projection through the lens) and all judged at once (a frame's half-dozen backs one by
     one cost numpy's calls six times over)."""
     if not blobs:
         return []
-    local = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])
-    bgr, inside, _ = view.sample(np.concatenate([_to_table(b, False, local) for b in blobs]))
+    bgr, inside, _ = view.sample(_to_table_many(blobs, _MARK_PLACES).reshape(-1, 2))
+    return _marks_of(bgr, inside, len(blobs))
+
+
+def _marks_of(bgr: np.ndarray, inside: np.ndarray, count: int) -> list[tuple[bool, bool]]:
+    """_face_marks of `count` cards from their samples at _MARK_PLACES, card after card."""
+    if count == 0:
+        return []
+    local = _MARK_PLACES
     n = len(_BORDER_PLACES)
-    bgr, inside = bgr.reshape(len(blobs), len(local), 3), inside.reshape(len(blobs), len(local))
+    bgr, inside = bgr.reshape(count, len(local), 3), inside.reshape(count, len(local))
     borders = _white_borders(bgr[:, :n], inside[:, :n])
     heads = _heads_seen(bgr[:, n:], inside[:, n:])
     return list(zip(borders.tolist(), heads.tolist()))
@@ -453,6 +487,7 @@ _HEAD_BODY = np.array([(x, y) for x in (-19.0, 19.0) for y in (-34.0, -20.0, 20.
 # A dark card's coarse centre can be most of a head's radius off along its length (its black and
 # grey split its blob): the test is made at a few places along it.
 _HEAD_PLACES = np.concatenate([np.concatenate([_HEAD_RING, _HEAD_BODY]) + (0.0, along) for along in HEAD_SEARCH_MM])
+_MARK_PLACES = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])  # what _face_marks samples on each dark card
 
 
 def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:
@@ -581,13 +616,28 @@ def _sign_unseen(off: np.ndarray, x: int, y: int, h: int) -> bool:
 
 def _upside_down(view, b: CardBlob) -> bool:
     """Which way up the card lies: its caption band (white, across the lower part) is at the bottom."""
-    t = np.linspace(-15.0, 15.0, 7)
-    local = np.concatenate([np.column_stack([t, np.full_like(t, y)]) for y in (CAPTION_Y_MM, -CAPTION_Y_MM)])
-    bgr, inside, _ = view.sample(_to_table(b, False, local))  # both ends at once: a sampling costs a lens projection
-    ends = []
-    for end in (slice(0, len(t)), slice(len(t), 2 * len(t))):
-        ends.append(_median(_least_channel(bgr[end])) if inside[end].any() else 0.0)
-    return ends[1] > ends[0]
+    # (Both ends at once: a sampling costs a lens projection.)
+    bgr, inside, _ = view.sample(_to_table(b, False, _CAPTION_PLACES))
+    return _flips_of(bgr, inside, 1)[0]
+
+
+def _flips_of(bgr: np.ndarray, inside: np.ndarray, count: int) -> list[bool]:
+    """_upside_down of `count` cards from their samples at _CAPTION_PLACES, card after card: the end
+    whose band is the lighter (least channel's median) is the bottom."""
+    n = len(_CAPTION_PLACES) // 2
+    out = []
+    for c in range(count):
+        ends = []
+        for end in (slice(2 * n * c, 2 * n * c + n), slice(2 * n * c + n, 2 * n * (c + 1))):
+            ends.append(_median(_least_channel(bgr[end])) if inside[end].any() else 0.0)
+        out.append(ends[1] > ends[0])
+    return out
+
+
+_CAPTION_T = np.linspace(-15.0, 15.0, 7)
+# Across the caption band's middle at both ends (card frame, mm): where the band would be either way up.
+_CAPTION_PLACES = np.concatenate([np.column_stack([_CAPTION_T, np.full_like(_CAPTION_T, y)])
+                                  for y in (CAPTION_Y_MM, -CAPTION_Y_MM)])
 
 
 def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray] | None:

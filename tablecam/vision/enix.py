@@ -39,7 +39,7 @@ from tablecam.rules.enix.energies import DEFAULT_RAYS
 from .enix_cards import read_cards
 from .enix_hexes import APOTHEM_MM, HexFit, find_hexes, hexagons_mask
 from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette, tile_patches
-from .enix_rays import ALONG_MM, SOURCE_MM, SideReading, match_turns, read_sides, sample_points_many
+from .enix_rays import ALONG_MM, SOURCE_MM, SideReading, match_turns, read_sides_many, sample_points_many
 from .enix_search import class_map, find_card_blobs
 from .piece_colours import srgb_to_linear
 from .table_view import TableReader, TableView, read_table
@@ -161,8 +161,8 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
         covers = [(p.centre, PAWN_MM / 2 + 1.5) for p in pawns] + ([(cap, CAP_MM / 2 + 1.5)] if cap else [])
         # (The pawns and the cards keep the map's centres: only the tiles' own readings move.)
         ordered = sorted(_on_sources(view, hexes), key=lambda h: energies.index(h.energy))
-        for h, seen in zip(ordered, _ray_samples(view, ordered)):
-            entry, note = _read_hex(h, seen, table[h.energy], before.get(h.energy), covers)
+        for h, reading in zip(ordered, _ray_readings(view, ordered, covers)):
+            entry, note = _read_hex(h, reading, table[h.energy], before.get(h.energy))
             obs["hexes"].append(entry)
             if note:
                 warnings.append(note)
@@ -237,38 +237,34 @@ def _source_grid() -> np.ndarray:
     return grid
 
 
-def _ray_samples(view: TableView, hexes: list[HexFit]) -> list[tuple]:
-    """Per tile: its rays' sample points (table mm, as sample_points), and there the frame's
-    whiteness (_whiteness) along and beside the rays and whether each point along lies in the frame.
-    All tiles in one sampling: each costs a lens projection and a remap, and every point is read on
-    its own (the same values as tile by tile)."""
+def _ray_readings(view: TableView, hexes: list[HexFit],
+                  covers: list[tuple[tuple[float, float], float]]) -> list[list[SideReading]]:
+    """Per tile: its six sides read (enix_rays.read_sides) from the frame's whiteness (_whiteness)
+    along and beside its rays; a point along a ray is not read where it lies outside the frame or
+    under a pawn or the cap (`covers`: centre and radius, table mm). All tiles are sampled at once
+    (each sampling costs a lens projection and a remap, and every point is read on its own: the
+    same values as tile by tile), and read at once."""
     if not hexes:
         return []
     along, beside, flat = sample_points_many([h.centre for h in hexes], [h.side_angle for h in hexes])
-    bgr, inside, _ = view.sample(flat)
-    white = _whiteness(bgr)
-    n_along, n_beside = along[0, ..., 0].size, beside[0, ..., 0].size
-    out = []
-    for k in range(len(hexes)):
-        at = k * (n_along + n_beside)
-        out.append((along[k], beside[k], white[at:at + n_along], inside[at:at + n_along],
-                    white[at + n_along:at + n_along + n_beside]))
-    return out
+    levels, inside = view.sample_levels(flat)  # (whole levels: their linear light is a lookup)
+    white, inside = _whiteness(levels).reshape(len(hexes), -1), inside.reshape(len(hexes), -1)
+    n_along = along[0, ..., 0].size  # (each tile's along samples, then its beside samples)
+    a_lum = _across_mean(white[:, :n_along].reshape(along.shape[:4]))  # (T, 6, A)
+    b_lum = white[:, n_along:].reshape(beside.shape[:4])  # (T, 6, A, 2)
+    ok = _across_all(inside[:, :n_along].reshape(along.shape[:4]))  # (T, 6, A)
+    pts = along[:, :, :, 1, :]  # the axis
+    for t, h in enumerate(hexes):
+        for centre, radius in covers:
+            if math.dist(h.centre, centre) > radius + RAY_REACH_MM:
+                continue  # (beyond every point of this tile's rays by a millimetre: hides none of them)
+            ok[t] &= np.hypot(pts[t, ..., 0] - centre[0], pts[t, ..., 1] - centre[1]) > radius
+    return read_sides_many(a_lum, b_lum, ok)
 
 
-def _read_hex(h: HexFit, seen: tuple, row: tuple[int | None, ...], before: float | None,
-              covers: list[tuple[tuple[float, float], float]]) -> tuple[dict, str | None]:
-    """One tile's rays and rotation, from its samples (_ray_samples)."""
-    along, beside, a_white, a_in, b_white = seen
-    a_lum = _across_mean(a_white.reshape(along.shape[:3]))  # (6, A)
-    b_lum = b_white.reshape(beside.shape[:3])  # (6, A, 2)
-    pts = along[:, :, 1, :]  # the axis
-    ok = _across_all(a_in.reshape(along.shape[:3]))  # (6, A)
-    for centre, radius in covers:
-        if math.dist(h.centre, centre) > radius + RAY_REACH_MM:
-            continue  # (beyond every point of this tile's rays by a millimetre: hides none of them)
-        ok &= np.hypot(pts[..., 0] - centre[0], pts[..., 1] - centre[1]) > radius
-    reading = read_sides(a_lum, b_lum, ok)
+def _read_hex(h: HexFit, reading: list[SideReading], row: tuple[int | None, ...],
+              before: float | None) -> tuple[dict, str | None]:
+    """One tile's rays and rotation, from its sides as read (_ray_readings)."""
     turns = match_turns(reading, row)
     rotation = _choose(h.side_angle, turns, before, _look_alike(turns, row))
     note = None

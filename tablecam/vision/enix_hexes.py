@@ -258,8 +258,8 @@ def _outline_angle(blob: np.ndarray) -> float:
     b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].view(np.uint8)
     # On 0/1 pixels the 3x3 Sobel is a whole number in -4..4: as 16-bit integers, the float32 values
     # exactly (from 8 bits at a fraction of a float filter's cost), made float only on the outline.
-    gx = cv2.Sobel(b, cv2.CV_16S, 1, 0, ksize=3)
-    gy = cv2.Sobel(b, cv2.CV_16S, 0, 1, ksize=3)
+    # (spatialGradient: both 3x3 Sobels of cv2.Sobel, border reflected alike, in one call at a fifth of two.)
+    gx, gy = cv2.spatialGradient(b)
     edge = (gx != 0) | (gy != 0)  # (the outline: elsewhere the gradient adds nothing)
     gx, gy = gx[edge].astype(np.float32), gy[edge].astype(np.float32)
     z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
@@ -368,9 +368,13 @@ def _corner_directions(angle: float) -> np.ndarray:
 def hexagons_mask(hexes: list[HexFit], shape: tuple[int, int], mm_to_px, grow: float = 1.04) -> np.ndarray:
     """uint8 mask (coarse map pixels) of the tiles' hexagons, grown a little (their shadow and blur)."""
     out = np.zeros(shape, np.uint8)
-    for h in hexes:
-        poly = mm_to_px(_hexagon_mm(np.asarray(h.centre, dtype=np.float64), h.side_angle, grow))
-        cv2.fillConvexPoly(out, np.round(poly).astype(np.int32), 1)
+    if not hexes:
+        return out
+    # (All corners mapped and rounded at once: the same values, a call each instead of one per tile.)
+    corners = np.round(mm_to_px(np.concatenate([_hexagon_mm(np.asarray(h.centre, dtype=np.float64), h.side_angle, grow)
+                                                for h in hexes]))).astype(np.int32).reshape(len(hexes), 6, 2)
+    for poly in corners:
+        cv2.fillConvexPoly(out, poly, 1)
     return out
 
 
@@ -469,8 +473,9 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
     box, sub = None, None
     for _ in range(2):
         poly = mm_to_px(_hexagon_mm(centre, angle, 1.04))
-        x0, y0 = np.maximum(np.floor(poly.min(axis=0)).astype(int) - k, 0)
-        x1, y1 = np.minimum(np.ceil(poly.max(axis=0)).astype(int) + k + 1, (w, h))
+        (lx, ly), (hx, hy) = np.floor(poly.min(axis=0)).tolist(), np.ceil(poly.max(axis=0)).tolist()
+        x0, y0 = max(int(lx) - k, 0), max(int(ly) - k, 0)  # (as whole numbers: the same bounds, fewer calls)
+        x1, y1 = min(int(hx) + k + 1, w), min(int(hy) + k + 1, h)
         if x1 <= x0 or y1 <= y0:
             break
         if box != (x0, y0, x1, y1):  # (re-centred by less than a pixel: the same window, bridged and filled once)

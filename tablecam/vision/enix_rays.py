@@ -49,6 +49,8 @@ MIN_FIT = 0.6  # correlation of the profile with the expected one (1 or 2 path p
 MIN_MARGIN = 0.15  # ... and by how much it beats the other
 SHIFTS = range(-6, 7)  # samples (0.5 mm): how far an expected profile may slide
 MIN_VISIBLE = 0.45  # share of a side's samples that must be free of pawns, the cap and hands
+RAY_PERCENTILE = 80  # a side's contrast with the tile beside it: this percentile along it (a path point's
+# ring and a pawn's edge darken a few samples only)
 
 
 ANY = frozenset((None, 0, 1, 2))
@@ -68,8 +70,14 @@ class SideReading:
 def side_directions(side_angle: float) -> np.ndarray:
     """Unit vectors (6, 2) from a tile's centre to the middles of its sides, in table order: side
     k of the table order points at -90 + side_angle + 60 k degrees."""
-    a = np.radians(-90.0 + side_angle + 60.0 * np.arange(6))
-    return np.column_stack([np.cos(a), np.sin(a)])
+    return side_directions_many([side_angle])[0]
+
+
+def side_directions_many(side_angles) -> np.ndarray:
+    """side_directions of several tiles (T, 6, 2): the same sums, angles and their cosines and
+    sines, in one call each."""
+    a = np.radians((-90.0 + np.asarray(side_angles, dtype=np.float64).reshape(-1))[:, None] + 60.0 * np.arange(6))
+    return np.stack([np.cos(a), np.sin(a)], axis=-1)
 
 
 def sample_points(centre, side_angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +95,7 @@ def sample_points_many(centres, side_angles) -> tuple[np.ndarray, np.ndarray, np
     normal, summed in that order; worked out per coordinate with the samples along a ray as the
     innermost axis (numpy's loops are per innermost run: over the x, y pair they cost three times
     as much for all six tiles)."""
-    d = np.array([side_directions(a) for a in side_angles]).reshape(-1, 6, 2)
+    d = side_directions_many(side_angles)
     n = np.stack([-d[..., 1], d[..., 0]], axis=-1)
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
     tiles, count = len(c), len(ALONG_MM)
@@ -129,50 +137,87 @@ def read_sides(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarr
     Both are compared distance by distance, against each side separately: a shadow (the cap's, a
     pawn's) darkens the ray and one side together, so it neither makes a ray where there is none
     nor a dip where there is no path point."""
-    out = []
+    return read_sides_many(along_lum[None], beside_lum[None], along_ok[None])[0]
+
+
+def read_sides_many(along_lum: np.ndarray, beside_lum: np.ndarray, along_ok: np.ndarray) -> list[list[SideReading]]:
+    """read_sides of several tiles ((T, 6, A), (T, 6, A, 2), (T, 6, A)), in one pass: every measure
+    of a side read whole (most: no pawn, cap or frame edge on it) is taken for all such sides at
+    once, row by row (numpy's cost per call is most of a side's over 62 samples; a row's sum, least
+    value and order statistics are the very ones of the row alone). Only each profile's own dot
+    products (BLAS, whose sums a batched product may add in another order) and the partly covered
+    sides, read through their masks, are worked out side by side."""
+    count = along_lum.shape[-1]
+    lum = np.ascontiguousarray(along_lum.reshape(-1, count))
+    beside = beside_lum.reshape(-1, count, 2)
+    ok_all = along_ok.reshape(-1, count)
+    if len(lum) == 0:
+        return []
     # Shading along the ray (a shadow's edge) is divided out by the ray's own nearby maximum; the
-    # path points' dark rings, 1 mm wide, stay. (All six sides at once: one windowed maximum.)
+    # path points' dark rings, 1 mm wide, stay. (All sides at once: one windowed maximum.)
     # (A grey dilation along each row is that maximum, the ends repeated as np.pad's "edge" would.)
-    local = cv2.dilate(np.ascontiguousarray(along_lum), _LOCAL_WINDOW, borderType=cv2.BORDER_REPLICATE)
-    profiles = along_lum / np.maximum(local, 1e-5)
-    brighter = np.maximum(np.maximum(beside_lum[..., 0], beside_lum[..., 1]), 1e-5)  # (the brighter side)
-    contrasts = along_lum / brighter
-    visible = along_ok.mean(axis=1)
-    whole = along_ok.all(axis=1)  # (most sides: their rows are read as they are, not copied through a mask)
-    for k in range(6):
-        ok = along_ok[k]
+    local = cv2.dilate(lum, _LOCAL_WINDOW, borderType=cv2.BORDER_REPLICATE)
+    profiles = lum / np.maximum(local, 1e-5)
+    brighter = np.maximum(np.maximum(beside[..., 0], beside[..., 1]), 1e-5)  # (the brighter side)
+    contrasts = lum / brighter
+    visible = ok_all.mean(axis=1).tolist()
+    whole = ok_all.all(axis=1)  # (their rows are read as they are, not copied through a mask)
+    # A whole side's 80th percentile of contrast lies between two order statistics of its row; its
+    # profile's least value and mean (as np.percentile, .min() and .mean() of the row alone).
+    lo, hi = _percentile_place(count, RAY_PERCENTILE)
+    ends = np.zeros((len(lum), 2), contrasts.dtype)
+    if whole.any():
+        ends[whole] = np.partition(contrasts[whole], (lo, hi) if hi != lo else lo, axis=1)[:, [lo, hi]]
+    ends, dips = ends.tolist(), profiles.min(axis=1).tolist()
+    centred_all = profiles - profiles.mean(axis=1)[:, None]
+    out: list[SideReading | None] = []
+    fitted = []  # the sides whose profile is fitted: (place in out, dip, correlations or None: a whole side's)
+    products, squares_whole = [], []  # a whole side's products with the expected rows, its sum of squares
+    for k, is_whole in enumerate(whole.tolist()):
+        ok = ok_all[k]
         if visible[k] < MIN_VISIBLE:
             out.append(SideReading(None, False))
             continue
-        seen = contrasts[k] if whole[k] else contrasts[k][ok]
-        if _percentile_below(seen, 80, MIN_RAY_CONTRAST):
-            if _percentile_below(seen, 80, MIN_NO_RAY_CONTRAST):
-                out.append(SideReading(None, False))  # darker than beside: a ray may lie by something bright
-            else:
-                out.append(SideReading(None, True))
+        seen, order = (contrasts[k], ends[k]) if is_whole else (contrasts[k][ok], None)
+        if _contrast_below(seen, order, MIN_RAY_CONTRAST):
+            # Darker than beside: a ray may lie by something bright (unread); else no ray.
+            out.append(SideReading(None, not _contrast_below(seen, order, MIN_NO_RAY_CONTRAST)))
             continue
-        prof = profiles[k] if whole[k] else profiles[k][ok]
-        dip = float(prof.min())
+        if is_whole:
+            dip, centred = dips[k], centred_all[k]
+        else:
+            prof = profiles[k][ok]
+            dip, centred = float(prof.min()), prof - prof.mean()
         if dip > NO_POINT_DIP:
             out.append(SideReading(0, True))  # a bare ray: no dark ring anywhere along it
             continue
         # The tile's centre is known to a mm or two: each expected profile may slide a little.
-        centred = prof - prof.mean()  # (for both expected profiles)
-        squares = float(centred @ centred)
-        one, two = (_best_correlation(centred, squares, *_centred_rows(n, ok))
-                    for n in (1, 2))
-        fit = 1 if one > two else 2
-        if max(one, two) < MIN_FIT or abs(one - two) < MIN_MARGIN:
-            fit = None
-        if dip > POINT_DIP:
-            # A shallow dip: a blurred ring, or a bare ray's shading (a bare ray can fit one point
-            # well): no point or the fit, whichever the other sides agree with.
-            out.append(SideReading(None, False, frozenset((0, fit)) if fit else frozenset((0, 1, 2))))
-        elif fit is not None:
-            out.append(SideReading(fit, True))
+        squares = float(centred @ centred)  # (for both expected profiles)
+        if is_whole:
+            products.append([_CENTRED[n][0] @ centred for n in (1, 2)])
+            squares_whole.append(squares)
+            fitted.append((len(out), dip, None))
         else:
-            out.append(SideReading(None, False))
-    return out
+            fitted.append((len(out), dip, [_best_correlation(centred, squares, *_centred_rows(n, ok)) for n in (1, 2)]))
+        out.append(None)
+    whole_fits = iter(_best_correlations(np.array(products), np.array(squares_whole)).tolist() if products else ())
+    for at, dip, pair in fitted:
+        out[at] = _fit_reading(*(pair if pair is not None else next(whole_fits)), dip)
+    return [out[6 * t:6 * t + 6] for t in range(len(out) // 6)]
+
+
+def _fit_reading(one: float, two: float, dip: float) -> SideReading:
+    """A ray's side from its profile's best correlations with one and with two path points, and its dip."""
+    fit = 1 if one > two else 2
+    if max(one, two) < MIN_FIT or abs(one - two) < MIN_MARGIN:
+        fit = None
+    if dip > POINT_DIP:
+        # A shallow dip: a blurred ring, or a bare ray's shading (a bare ray can fit one point
+        # well): no point or the fit, whichever the other sides agree with.
+        return SideReading(None, False, frozenset((0, fit)) if fit else frozenset((0, 1, 2)))
+    if fit is not None:
+        return SideReading(fit, True)
+    return SideReading(None, False)
 
 
 def _percentile_below(values: np.ndarray, q: float, limit: float) -> bool:
@@ -180,12 +225,28 @@ def _percentile_below(values: np.ndarray, q: float, limit: float) -> bool:
     every side of every tile): its linear interpolation lies between the two values either side of
     its place, so when both are on the same side of `limit` the answer is theirs; only otherwise is
     the percentile itself worked out."""
-    n = len(values)
-    at = q / 100.0 * (n - 1)
-    lo = int(math.floor(at))
-    hi = min(lo + 1, n - 1)
+    lo, hi = _percentile_place(len(values), q)
     part = np.partition(values, (lo, hi)) if hi != lo else np.partition(values, lo)
-    a, b = float(part[lo]), float(part[hi])
+    return _between_below(float(part[lo]), float(part[hi]), values, q, limit)
+
+
+def _percentile_place(n: int, q: float) -> tuple[int, int]:
+    """The two places in the order of n values either side of np.percentile's (q) (the same one at
+    the end)."""
+    lo = int(math.floor(q / 100.0 * (n - 1)))
+    return lo, min(lo + 1, n - 1)
+
+
+def _contrast_below(values: np.ndarray, order: np.ndarray | None, limit: float) -> bool:
+    """_percentile_below(values, RAY_PERCENTILE, limit), given the two order statistics either side
+    of its place when they are known already (`order`; None: worked out here)."""
+    if order is None:
+        return _percentile_below(values, RAY_PERCENTILE, limit)
+    return _between_below(float(order[0]), float(order[1]), values, RAY_PERCENTILE, limit)
+
+
+def _between_below(a: float, b: float, values: np.ndarray, q: float, limit: float) -> bool:
+    """_percentile_below given the order statistics a <= b either side of the percentile's place."""
     if a >= limit:
         return False
     if b < limit:
@@ -213,6 +274,18 @@ def _best_correlation(a: np.ndarray, squares: float, r: np.ndarray, r_squares: n
     if d.min() > 1e-12:
         return float(((r @ a) / d).max())
     return float(np.where(d > 1e-12, (r @ a) / np.maximum(d, 1e-12), 0.0).max())
+
+
+def _best_correlations(products: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """(P, 2): _best_correlation of P profiles read whole with the expected rows of one and of two
+    path points (_CENTRED), given each profile's products with those rows (P, 2, m) and its own sum
+    of squares (P,): the same quotients, guarded or not (where no denominator is near zero both
+    are the plain quotients), for all the profiles at once."""
+    out = np.empty((len(products), 2))
+    for j, n in enumerate((1, 2)):
+        d = np.sqrt(squares[:, None] * _CENTRED[n][1][None, :])
+        out[:, j] = np.where(d > 1e-12, products[:, j] / np.maximum(d, 1e-12), 0.0).max(axis=1)
+    return out
 
 
 def _centred(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

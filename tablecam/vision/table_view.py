@@ -48,9 +48,24 @@ class TableView:
         """At table points (N, 2), read from the raw frame (bilinear): white-balanced BGR (N, 3)
         float32, whether each point lies inside the frame (N,), and which channels the sensor
         clipped (N, 3) (at the sensor's limit before the white balance, or at 255 after it)."""
+        raw, inside = self._raw_at(points_mm)
+        got = self._balanced(raw)
+        # Clipped by the sensor, or pushed to the top by the white balance (both hide the true value).
+        clipped = (raw >= CLIPPED) | (got >= 254)
+        return got.astype(np.float32), inside, clipped
+
+    def sample_levels(self, points_mm) -> tuple[np.ndarray, np.ndarray]:
+        """`sample`'s white-balanced BGR as the whole levels they are (N, 3) uint8, and whether each
+        point lies inside the frame: for a caller that asks nothing of the clipped channels (their
+        tests and the float copy cost about what the look-up does)."""
+        raw, inside = self._raw_at(points_mm)
+        return self._balanced(raw), inside
+
+    def _raw_at(self, points_mm) -> tuple[np.ndarray, np.ndarray]:
+        """The raw frame at table points (N, 2), bilinear: BGR (N, 3) uint8, and which lie inside it."""
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
         if len(pts) == 0:
-            return np.zeros((0, 3), np.float32), np.zeros(0, bool), np.zeros((0, 3), bool)
+            return np.zeros((0, 3), np.uint8), np.zeros(0, bool)
         px = self.fix.table_to_image(pts).astype(np.float32)
         h, w = self.frame.shape[:2]
         inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
@@ -63,11 +78,14 @@ class TableView:
         maps = maps.reshape(rows, width, 2)
         raw = cv2.remap(self.frame, maps[..., 0].copy(), maps[..., 1].copy(), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
-        got = cv2.LUT(raw, self.lut) if self.lut is not None else raw
-        got = got.reshape(-1, 3)[:n]
-        # Clipped by the sensor, or pushed to the top by the white balance (both hide the true value).
-        clipped = (raw.reshape(-1, 3)[:n] >= CLIPPED) | (got >= 254)
-        return got.astype(np.float32), inside, clipped
+        return raw.reshape(-1, 3)[:n], inside
+
+    def _balanced(self, raw: np.ndarray) -> np.ndarray:
+        """Raw BGR levels (N, 3) uint8 white-balanced (N, 3)."""
+        # (As an N x 1 image of three channels: the look-up is per channel.)
+        if self.lut is None or len(raw) == 0:
+            return raw
+        return cv2.LUT(raw.reshape(-1, 1, 3), self.lut).reshape(-1, 3)
 
     def sample_grids(self, centres_mm, ticks_mm) -> tuple[np.ndarray, np.ndarray]:
         """At square grids of table points, one per centre (M, 2): point (i, j) of grid m is

@@ -539,3 +539,227 @@ def test_linear_light_of_whole_levels_is_the_float_lookups():
     samples = np.stack([levels, levels[::-1], np.roll(levels, 7)], axis=1)
     got, want = _linear(samples), srgb_to_linear(samples)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+# --- session 12 (hexes, rays, the table view) ---------------------------------------------------------
+def _rays_of_tiles(rng, tiles):
+    """Sides as the session-9 test above makes them (0-2 path points or flat, shaded, noisy, a pawn
+    over part of some), for several tiles: (T, 6, A), (T, 6, A, 2), (T, 6, A)."""
+    from tablecam.vision.enix_rays import _EXPECTED, _SLID
+
+    n = _EXPECTED.shape[1]
+    out = []
+    for _ in range(tiles):
+        kinds = rng.integers(0, 4, 6)
+        rows = [np.full(n, 1.0) if kind == 3 else _SLID[kind][rng.integers(0, _SLID.shape[1])] for kind in kinds]
+        along = np.array(rows) * rng.uniform(0.05, 1.0, (6, 1)) * np.linspace(1.0, rng.uniform(0.6, 1.4), n)
+        along = (along + rng.normal(0, rng.uniform(0, 0.05), along.shape)).clip(0, None).astype(np.float32)
+        beside = (along[..., None] * rng.uniform(0.05, 1.6, (6, 1, 2))).astype(np.float32)
+        for k in np.flatnonzero(rng.random(6) < 0.4):
+            # Contrasts about a limit (no ray / ray, something bright beside): the order statistics
+            # either side of the 80th percentile then often straddle it.
+            limit = rng.choice([3.0, 0.6])
+            contrast = rng.uniform(0.97 * limit, 1.03 * limit, n)
+            if rng.random() < 0.5:  # the two straddling it, the percentile itself on either side
+                a, b = limit * rng.uniform(0.9, 0.999), limit * rng.uniform(1.001, 1.3)
+                contrast = rng.permutation(np.concatenate([rng.uniform(0.5 * a, a, 48), [a, b],
+                                                           rng.uniform(b, 1.3 * b, n - 50)]))
+            beside[k] = (along[k] / np.maximum(contrast, 1e-3).astype(np.float32))[:, None]
+        ok = rng.random((6, n)) > rng.choice([0.0, 0.0, 0.0, 0.2, 0.6], (6, 1))
+        for k in np.flatnonzero(rng.random(6) < 0.3):
+            at, width = int(rng.integers(0, n)), int(rng.integers(3, n // 2))
+            ok[k, at:at + width] = False
+            along[k, at:at + width] *= np.float32(rng.choice([0.02, 8.0]))
+        out.append((along, beside, ok))
+    return tuple(np.array(a) for a in zip(*out))
+
+
+def test_the_sides_of_all_tiles_read_at_once_are_each_tiles_own():
+    """read_sides_many (a frame's tiles in one pass, whole sides' measures taken for all at once) reads
+    every side as session 9's read_sides of its tile alone."""
+    from tablecam.vision.enix_rays import read_sides_many
+
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        along, beside, ok = _rays_of_tiles(rng, int(rng.integers(1, 8)))
+        got = read_sides_many(along, beside, ok)
+        assert got == [_read_sides_session9(a, b, o) for a, b, o in zip(along, beside, ok)]
+    assert read_sides_many(np.zeros((0, 6, 62), np.float32), np.zeros((0, 6, 62, 2), np.float32),
+                           np.zeros((0, 6, 62), bool)) == []
+
+
+def test_a_rows_mean_least_and_order_statistics_are_the_rows_own():
+    """What read_sides_many relies on: numpy's mean, least value and partition of each row of a 2-D
+    float32 array are those of the row alone (bit for bit), and so is a row's dot product with itself."""
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        rows = (rng.random((int(rng.integers(1, 40)), 62)) * rng.choice([1e-3, 1.0, 50.0])).astype(np.float32)
+        means, least = rows.mean(axis=1), rows.min(axis=1)
+        part = np.partition(rows, (48, 49), axis=1)
+        centred = rows - means[:, None]
+        for k, row in enumerate(rows):
+            alone = np.partition(row.copy(), (48, 49))
+            assert means[k] == row.copy().mean() and least[k] == row.copy().min()
+            assert (part[k, 48], part[k, 49]) == (alone[48], alone[49])
+            own = row.copy() - row.copy().mean()
+            assert np.array_equal(centred[k], own) and float(centred[k] @ centred[k]) == float(own @ own)
+
+
+def _sample_session11(view, points_mm):
+    """TableView.sample as session 11 had it (the look-up on the folded image)."""
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    px = view.fix.table_to_image(pts).astype(np.float32)
+    h, w = view.frame.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+    n = len(px)
+    width = min(n, 1024)
+    rows = -(-n // width)
+    maps = np.zeros((rows * width, 2), np.float32)
+    maps[:n] = px
+    maps = maps.reshape(rows, width, 2)
+    raw = cv2.remap(view.frame, maps[..., 0].copy(), maps[..., 1].copy(), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    got = cv2.LUT(raw, view.lut) if view.lut is not None else raw
+    got = got.reshape(-1, 3)[:n]
+    clipped = (raw.reshape(-1, 3)[:n] >= 250) | (got >= 254)
+    return got.astype(np.float32), inside, clipped
+
+
+def test_a_views_samples_and_their_whole_levels_are_session11s():
+    """TableView.sample (its look-up now on the points alone) and sample_levels (the same levels as
+    uint8, without the clipped channels) read what session 11's sample read, at points in and out
+    of the frame, with and without a white balance."""
+    from types import SimpleNamespace
+
+    from tablecam.vision.table_view import TableView
+
+    rng = np.random.default_rng(12)
+    frame = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    frame[50:80] = 255  # (clipped channels)
+    h = np.array([[1.1, 0.2, 30.0], [-0.1, 0.9, 20.0], [1e-4, 2e-4, 1.0]])
+
+    def to_image(p):
+        q = np.column_stack([np.asarray(p, np.float64).reshape(-1, 2), np.ones(len(p))]) @ h.T
+        return q[:, :2] / q[:, 2:]
+
+    for lut in (None, rng.integers(0, 256, (1, 256, 3), dtype=np.uint8)):
+        view = TableView(frame, SimpleNamespace(table_to_image=to_image), None, None, None, lut)
+        for n in (0, 1, 7, 1024, 2500):
+            points = rng.uniform(-40, 400, (n, 2))
+            want = _sample_session11(view, points) if n else None
+            got = view.sample(points)
+            levels, inside = view.sample_levels(points)
+            if n == 0:
+                assert got[0].shape == (0, 3) and levels.shape == (0, 3) and inside.shape == (0,)
+                continue
+            assert all(np.array_equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want))
+            assert levels.dtype == np.uint8 and np.array_equal(levels, want[0]) and np.array_equal(inside, want[1])
+
+
+def test_whole_sides_best_correlations_at_once_are_each_sides_own():
+    """_best_correlations (the profiles read whole, all at once) gives each profile's
+    _best_correlation with the expected rows of one and of two path points, near-zero
+    denominators included."""
+    from tablecam.vision.enix_rays import _CENTRED, _best_correlation, _best_correlations
+
+    rng = np.random.default_rng(12)
+    n = _CENTRED[1][0].shape[1]
+    for _ in range(200):
+        profiles = (rng.random((int(rng.integers(1, 20)), n)) * rng.choice([0.0, 1e-8, 1.0], (1, 1))).astype(np.float32)
+        profiles[rng.random(len(profiles)) < 0.2] = 0.0  # (flat profiles: every denominator zero)
+        centred = profiles - profiles.mean(axis=1)[:, None]
+        squares = np.array([float(c @ c) for c in centred])
+        products = np.array([[_CENTRED[k][0] @ c for k in (1, 2)] for c in centred])
+        want = [[_best_correlation(c, float(c @ c), *_CENTRED[k]) for k in (1, 2)] for c in centred]
+        assert _best_correlations(products, squares).tolist() == want
+
+
+def test_the_side_directions_of_all_tiles_at_once_are_each_tiles_own():
+    """side_directions_many gives each angle's directions as session 11's side_directions of it alone."""
+    from tablecam.vision.enix_rays import side_directions_many
+
+    def alone(side_angle):
+        a = np.radians(-90.0 + side_angle + 60.0 * np.arange(6))
+        return np.column_stack([np.cos(a), np.sin(a)])
+
+    rng = np.random.default_rng(12)
+    for _ in range(500):
+        angles = rng.uniform(-400.0, 400.0, int(rng.integers(1, 9))).tolist()
+        assert np.array_equal(side_directions_many(angles), np.array([alone(a) for a in angles]))
+
+
+def test_the_tiles_hexagons_mask_drawn_from_corners_made_at_once_is_session11s():
+    """hexagons_mask (all corners mapped and rounded in one call) draws what session 11's mask, a
+    mapping per tile, drew, tiles over the map's edges too."""
+    from tablecam.vision.enix_hexes import HexFit, _hexagon_mm, hexagons_mask
+
+    def alone(hexes, shape, mm_to_px, grow=1.04):
+        out = np.zeros(shape, np.uint8)
+        for h in hexes:
+            poly = mm_to_px(_hexagon_mm(np.asarray(h.centre, dtype=np.float64), h.side_angle, grow))
+            cv2.fillConvexPoly(out, np.round(poly).astype(np.int32), 1)
+        return out
+
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        origin, ppm = rng.uniform(-30, 30, 2), float(rng.choice([0.5, 0.37, 1.0]))
+
+        def mm_to_px(p, origin=origin, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) - origin) * ppm - 0.5
+
+        hexes = [HexFit("x", tuple(rng.uniform(-80, 900, 2)), float(rng.uniform(0, 60)), 1.0)
+                 for _ in range(int(rng.integers(0, 8)))]
+        grow = float(rng.choice([1.0, 1.04]))
+        want = alone(hexes, (270, 420), mm_to_px, grow)
+        assert np.array_equal(hexagons_mask(hexes, (270, 420), mm_to_px, grow), want)
+
+
+def _own_centre_session11(mask, near_mm, angle, mm_to_px, px_to_mm, ppm):
+    """enix_hexes._own_centre as session 11 had it (its window's bounds by numpy)."""
+    from tablecam.vision.enix_hexes import CLOSE_MM, _disc, _hexagon_mm
+    from tablecam.vision.enix_search import fill_holes
+
+    k = max(3, int(round(CLOSE_MM * ppm)) | 1)
+    h, w = mask.shape
+    centre = np.asarray(near_mm, dtype=np.float64)
+    box, sub = None, None
+    for _ in range(2):
+        poly = mm_to_px(_hexagon_mm(centre, angle, 1.04))
+        x0, y0 = np.maximum(np.floor(poly.min(axis=0)).astype(int) - k, 0)
+        x1, y1 = np.minimum(np.ceil(poly.max(axis=0)).astype(int) + k + 1, (w, h))
+        if x1 <= x0 or y1 <= y0:
+            break
+        if box != (x0, y0, x1, y1):
+            box = (x0, y0, x1, y1)
+            sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, _disc(k)))
+        inside = np.zeros_like(sub)
+        cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
+        m = cv2.moments(sub & inside)
+        if m["m00"] == 0:
+            break
+        centre = px_to_mm(np.array([[m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0]]))[0]
+    return centre
+
+
+def test_a_whole_tiles_own_centre_is_session11s():
+    """_own_centre (its window's bounds as whole numbers) gives session 11's centre, tiles at and
+    past the map's edges too."""
+    from types import SimpleNamespace
+
+    from tablecam.vision.enix_hexes import _own_centre
+
+    rng = np.random.default_rng(12)
+    for mask in _tile_like_masks(rng, 300):
+        origin, ppm = rng.uniform(-20, 20, 2), float(rng.choice([0.4, 0.5, 0.6]))
+
+        def mm_to_px(p, origin=origin, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) - origin) * ppm - 0.5
+
+        def px_to_mm(p, origin=origin, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) + 0.5) / ppm + origin
+
+        cmap = SimpleNamespace(mask=lambda energy, mask=mask: mask)
+        near = px_to_mm([rng.uniform(-30, mask.shape[1] + 30), rng.uniform(-30, mask.shape[0] + 30)])[0]
+        angle = float(rng.uniform(0, 60))
+        got = _own_centre(cmap, "x", near, angle, mm_to_px, px_to_mm, ppm)
+        assert np.array_equal(got, _own_centre_session11(mask, near, angle, mm_to_px, px_to_mm, ppm))

@@ -313,8 +313,16 @@ def _window_box(corners: np.ndarray, pad: float, shape: tuple[int, int]) -> tupl
     """The box (x0, y0, x1, y1) round `corners` grown by `pad` px and clipped to an image of
     `shape` (h, w); None when what is left is too small (under 16 px) to search."""
     h, w = shape
-    x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
-    x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
+    xs, ys = corners[:, 0].tolist(), corners[:, 1].tolist()
+    if corners.dtype == np.float64 and all(-1e15 < v < 1e15 for v in xs + ys) and -1e15 < pad < 1e15:
+        # np.floor(corners.min(axis=0) - pad).astype(int) and its ceiling, in plain floats (the same
+        # float64 subtractions and roundings, a tenth of the cost); numpy's own for other dtypes (float32
+        # sums) and beyond int64, where its integers differ.
+        x0, y0 = math.floor(min(xs) - pad), math.floor(min(ys) - pad)
+        x1, y1 = math.ceil(max(xs) + pad), math.ceil(max(ys) + pad)
+    else:
+        x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 - x0 < 16 or y1 - y0 < 16:
         return None
@@ -415,10 +423,9 @@ def fit_edges_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarra
         start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
         # Work on a float copy of the marker's neighbourhood only (not the whole frame).
         side = _mean_side(start)
-        pad = int(np.ceil(side / 6)) + 4
+        pad = math.ceil(side / 6) + 4
         h, w = grey.shape[:2]
-        x0, y0 = np.floor(start.min(axis=0)).astype(int) - pad
-        x1, y1 = np.ceil(start.max(axis=0)).astype(int) + pad
+        x0, y0, x1, y1 = _padded_box(start, pad)
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue
@@ -433,13 +440,29 @@ def fit_edges_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarra
                 wk[5] = new
                 kept.append(wk)
         work = kept
-    for i, start, side, _, offset, refined in work:
-        refined = refined + offset
+    if not work:
+        return out
+    # All markers' corners and moves at once (each point's norm is its own two squares' sum and root).
+    refined = np.stack([wk[5] for wk in work]) + np.stack([wk[4] for wk in work])[:, None]
+    moved = np.linalg.norm(refined - np.stack([wk[1] for wk in work]), axis=2).max(axis=1).tolist()
+    for (i, _, side, _, _, _), corners, most in zip(work, refined, moved):
         # A corner that moved by most of a cell found some other edge (the detector is closer than that).
-        if np.max(np.linalg.norm(refined - start, axis=1)) > max(2.0, side / 8):
+        if most > max(2.0, side / 8):
             continue
-        out[i] = refined
+        out[i] = corners.copy()  # its own array, as before (not a view of the stack)
     return out
+
+
+def _padded_box(corners: np.ndarray, pad: int) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the floor of the corners' least x and y less `pad`, the ceiling of their
+    greatest plus `pad` (not clipped): numpy's np.floor(min).astype(int), in plain floats (a tenth
+    of the cost); numpy's own for values beyond int64 (or not finite), where its integers differ."""
+    xs, ys = corners[:, 0].tolist(), corners[:, 1].tolist()
+    if not all(-1e15 < v < 1e15 for v in xs + ys):
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - pad
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + pad
+        return int(x0), int(y0), int(x1), int(y1)
+    return math.floor(min(xs)) - pad, math.floor(min(ys)) - pad, math.ceil(max(xs)) + pad, math.ceil(max(ys)) + pad
 
 
 def marker_bits(marker_id: int, dictionary: str = ARUCO_DICTIONARY) -> np.ndarray:
@@ -499,31 +522,37 @@ def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[n
     # last sample, which changes none of the per-row tests below.
     own_width = steps.reshape(q, 4).max(axis=1)
     width = int(own_width.max())
-    offsets = np.arange(width, dtype=np.float64)[None, :] * ((2 * reach) / (steps - 1))[:, None] - reach[:, None]
-    offsets[np.arange(width)[None, :] >= (steps - 1)[:, None]] = np.repeat(reach, width - steps + 1)
+    columns = np.arange(width)
+    offsets = np.where(columns >= (steps - 1)[:, None], reach[:, None],
+                       columns[None, :] * ((2 * reach) / (steps - 1))[:, None] - reach[:, None])
     side = np.repeat(np.arange(4 * q), counts)  # the side of each sample row
     along = np.concatenate([_along(int(c)) for c in counts])  # away from the rounded corners
     base = a[side] + along[:, None] * d[side]
-    # base + offset * normal, in float64 as ever, then float32 for remap (one gather, no temporaries).
-    across = offsets[side]
-    map_x = np.add(np.multiply(across, n[side, 0:1]), base[:, 0:1], out=np.empty(across.shape, np.float32),
-                   casting="same_kind")
-    map_y = np.add(np.multiply(across, n[side, 1:2], out=across), base[:, 1:2], out=np.empty(across.shape, np.float32),
-                   casting="same_kind")
-    profiles = np.empty(map_x.shape, np.float32)
-    ends = np.cumsum(counts.reshape(q, 4).sum(axis=1))
+    # base + offset * normal, in float64 as ever, then float32 for remap. The products offset * normal
+    # are a side's, the same for all its rows: made once per side and gathered (the very products).
+    rows_all = len(side)
+    map_x = np.empty((rows_all, width), np.float32)
+    map_y = np.empty((rows_all, width), np.float32)
+    across = np.take(offsets * n[:, 0:1], side, axis=0)
+    np.add(across, base[:, 0:1], out=map_x, casting="same_kind")
+    np.take(offsets * n[:, 1:2], side, axis=0, out=across)
+    np.add(across, base[:, 1:2], out=map_y, casting="same_kind")
+    profiles = np.empty((rows_all, width), np.float32)
+    ends = np.cumsum(counts.reshape(q, 4).sum(axis=1)).tolist()
     for k, i in enumerate(usable):
         r0, r1, wk = (ends[k - 1] if k else 0), ends[k], int(own_width[k])
-        got = cv2.remap(items[i][0], np.ascontiguousarray(map_x[r0:r1, :wk]), np.ascontiguousarray(map_y[r0:r1, :wk]),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        profiles[r0:r1, :wk] = got
-        profiles[r0:r1, wk:] = got[:, -1:]
+        # The quad's rows and columns of the maps, as views (remap reads strided maps and writes into
+        # the strided block of `profiles`: the same samples as from contiguous copies).
+        got = cv2.remap(items[i][0], map_x[r0:r1, :wk], map_y[r0:r1, :wk], cv2.INTER_LINEAR,
+                        dst=profiles[r0:r1, :wk], borderMode=cv2.BORDER_REPLICATE)
+        if wk < width:
+            profiles[r0:r1, wk:] = got[:, -1:]
     lo, hi = profiles.min(axis=1), profiles.max(axis=1)
     mid = (lo + hi) / 2
     above = profiles >= mid[:, None]
     j = np.argmax(above, axis=1)  # first sample on the paper side of half-way
     # A clean edge: ink then paper, crossing half-way once (a bit or a speck would cross again).
-    ok = (hi - lo >= 20) & (j > 0) & (above.sum(axis=1) == above.shape[1] - j)
+    ok = (hi - lo >= 20) & (j > 0) & (np.count_nonzero(above, axis=1) == width - j)
     good = np.bincount(side[ok], minlength=4 * q)
     clear = ~(good < np.maximum(4, counts // 3)).reshape(q, 4).any(axis=1)  # per quad: every side clear
     rows = np.nonzero(ok & clear[side // 4])[0]
@@ -555,9 +584,16 @@ def _edge_lines_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[n
         order = sides[np.argsort(sizes[sides], kind="stable")]
         counted = sizes[order]
         starts = [0, *(np.flatnonzero(counted[1:] != counted[:-1]) + 1).tolist(), len(order)]
+        # All sides' points in that order, gathered once: each group is then one slice of them.
+        # (LAPACK copies each matrix into its own buffer, so a slice decomposes as a gathered copy.)
+        ranked = centred[np.repeat(cuts[order] - np.cumsum(counted) + counted, counted) + np.arange(int(counted.sum()))]
+        found, at, group_sizes = [], 0, counted.tolist()
         for g0, g1 in zip(starts[:-1], starts[1:]):
-            group, size = order[g0:g1], int(counted[g0])
-            directions[group] = np.linalg.svd(centred[cuts[group][:, None] + np.arange(size)], full_matrices=False)[2][:, 0]
+            size = group_sizes[g0]
+            rows_in = (g1 - g0) * size
+            found.append(np.linalg.svd(ranked[at:at + rows_in].reshape(g1 - g0, size, 2), full_matrices=False)[2][:, 0])
+            at += rows_in
+        directions[order] = np.concatenate(found)
     for k, i in enumerate(usable):
         if clear[k]:
             out[i] = (points[4 * k:4 * k + 4], directions[4 * k:4 * k + 4])
@@ -630,10 +666,13 @@ def _same_place(a: np.ndarray, b: np.ndarray) -> bool:
 
 def quad_centre(corners: np.ndarray) -> np.ndarray:
     """Where the diagonals cross: the true centre of a square seen in perspective (the mean is not)."""
-    p0, p1, p2, p3 = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    d1, d2 = p2 - p0, p3 - p1
-    denom = d1[0] * d2[1] - d1[1] * d2[0]
-    if abs(denom) < 1e-12:
-        return np.mean([p0, p1, p2, p3], axis=0)
-    t = ((p1[0] - p0[0]) * d2[1] - (p1[1] - p0[1]) * d2[0]) / denom
-    return p0 + t * d1
+    c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    # In plain floats: the very products, differences and quotient of numpy's float64 scalars (no
+    # fused multiply-adds in either), at a fifth of the cost; a table fix takes a dozen centres.
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = c.tolist()
+    d1x, d1y, d2x, d2y = x2 - x0, y2 - y0, x3 - x1, y3 - y1
+    denom = d1x * d2y - d1y * d2x
+    if abs(denom) < 1e-12:  # also a zero denominator, which plain floats would not divide by
+        return np.mean(c, axis=0)
+    t = ((x1 - x0) * d2y - (y1 - y0) * d2x) / denom
+    return np.array([x0 + t * d1x, y0 + t * d1y])

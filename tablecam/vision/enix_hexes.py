@@ -227,7 +227,7 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
     x1, y1 = min(int(start[0] + 2 * r) + 1, w), min(int(start[1] + 2 * r) + 1, h)
     sub = mask[y0:y1, x0:x1] > 0
     cx, cy = float(start[0]), float(start[1])
-    disc, box = np.zeros((0, 0), bool), (slice(0, 0), slice(0, 0))
+    disc, box, m = np.zeros((0, 0), bool), (slice(0, 0), slice(0, 0)), {"m00": 0}
     for _ in range(3):
         # Only the disc's box is tested (the window is twice as wide): the same pixels, fewer tests.
         bx0, by0 = max(int(math.floor(cx - r)), x0), max(int(math.floor(cy - r)), y0)
@@ -247,7 +247,8 @@ def _blob_centre(mask: np.ndarray, start: tuple[int, int], ppm: float) -> tuple[
         cy, cx = ny, nx
     blob = np.zeros_like(sub)
     blob[box] = disc
-    return (cx, cy), float(disc.sum()) / (AREA_MM2 * ppm * ppm), blob
+    # (The last disc's pixel count is its moments' m00, a whole number: no second count of it.)
+    return (cx, cy), float(m["m00"]) / (AREA_MM2 * ppm * ppm), blob
 
 
 def _outline_angle(blob: np.ndarray) -> float:
@@ -260,12 +261,28 @@ def _outline_angle(blob: np.ndarray) -> float:
     # exactly (from 8 bits at a fraction of a float filter's cost), made float only on the outline.
     # (spatialGradient: both 3x3 Sobels of cv2.Sobel, border reflected alike, in one call at a fifth of two.)
     gx, gy = cv2.spatialGradient(b)
-    edge = (gx != 0) | (gy != 0)  # (the outline: elsewhere the gradient adds nothing)
-    gx, gy = gx[edge].astype(np.float32), gy[edge].astype(np.float32)
-    z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
+    # Each outline pixel's term |g| exp(6i atan2(gy, gx)) depends only on its (gx, gy), one of 81
+    # pairs: looked up from `_outline_terms` (the very values, made by the very expression) rather
+    # than an arctangent and a complex exponential per pixel; summed in the same order as before.
+    code = gx * 9
+    code += gy
+    edge = code != 0  # (the outline: (0, 0) is the only pair giving 0; elsewhere the gradient adds nothing)
+    z = _outline_terms().take(code[edge] + 40).sum()
     # Outward normals at -90 + a + 60k and the gradient of a filled blob points inwards (+180):
     # six times that is 6a - 540 + 1080, i.e. 6a + 180 modulo a turn.
     return float((np.degrees(np.angle(z)) - 180.0) / 6.0 % 60.0)
+
+
+@lru_cache(maxsize=1)
+def _outline_terms() -> np.ndarray:
+    """`_outline_angle`'s term |g| exp(6i atan2(gy, gx)) (complex64) of every 3x3 Sobel pair of a 0/1
+    image, gx and gy in -4..4, at (gx + 4) * 9 + (gy + 4): the expression `_outline_angle` used per
+    outline pixel, on float32 copies of the pairs."""
+    g = np.arange(-4, 5)
+    gx, gy = (a.ravel().astype(np.float32) for a in np.meshgrid(g, g, indexing="ij"))
+    out = cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))
+    out.setflags(write=False)
+    return out
 
 
 def _lattice_angle(seeds: list[_Seed], ppm: float) -> float:
@@ -401,6 +418,7 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
     corners = np.round(polys - lows[:, None, :]).astype(np.int32)  # each hexagon in its own box
     labels = cmap.labels.view(np.uint8)  # (-1, nothing fits, is 255: past every energy)
     lows, highs = lows.tolist(), highs.tolist()
+    measured, counts = [], []
     for ci in np.flatnonzero(any_energy).tolist():
         x0, y0 = lows[ci]
         x1, y1 = highs[ci]
@@ -410,9 +428,11 @@ def _cell_fills(cmap: ClassMap, energies, cells, origin, angle, mm_to_px, ppm: f
         inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(inside, corners[ci], 1)
         # Each label's count inside the hexagon: one histogram under the hexagon's mask.
-        counts = cv2.calcHist([labels[cy0:cy1, cx0:cx1]], [0], inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0],
-                              [256], [0, 256])
-        out[ci] = counts.ravel()[:n].astype(np.float64) / total
+        counts.append(cv2.calcHist([labels[cy0:cy1, cx0:cx1]], [0], inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0],
+                                   [256], [0, 256]).ravel()[:n])
+        measured.append(ci)
+    if measured:  # (the shares of all cells measured in one division: each the same quotient)
+        out[measured] = np.array(counts).astype(np.float64) / total
     return out
 
 
@@ -439,9 +459,12 @@ def _covering_centre(cmap: ClassMap, energy: str, cell_mm: np.ndarray, angle: fl
     cover = _cover(mask, kernel)
     yy, xx, near = _shifts(reach, SLIDE_MM * ppm)
     best = float(cover[near].max())
-    ties = near & (cover >= best - COVER_SLACK * float(kernel.sum()))
-    d = np.where(ties, np.hypot(xx + (c_px[0] - round(c_px[0])), yy + (c_px[1] - round(c_px[1]))), np.inf)
-    iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)
+    ties = near & (cover >= best - COVER_SLACK * float(cv2.countNonZero(kernel)))  # (0/1: its sum)
+    # The tie nearest the cell, the first in row order among equals: the distances of the ties alone
+    # (np.argmin of them all, inf elsewhere, picks the same one).
+    ty, tx = np.nonzero(ties)
+    j = int(np.argmin(np.hypot(xx[ty, tx] + (c_px[0] - round(c_px[0])), yy[ty, tx] + (c_px[1] - round(c_px[1])))))
+    iy, ix = int(ty[j]), int(tx[j])
     return px_to_mm(np.array([[x0 + half - reach + ix, y0 + half - reach + iy]], dtype=np.float64))[0]
 
 
@@ -473,9 +496,9 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
     box, sub = None, None
     for _ in range(2):
         poly = mm_to_px(_hexagon_mm(centre, angle, 1.04))
-        (lx, ly), (hx, hy) = np.floor(poly.min(axis=0)).tolist(), np.ceil(poly.max(axis=0)).tolist()
-        x0, y0 = max(int(lx) - k, 0), max(int(ly) - k, 0)  # (as whole numbers: the same bounds, fewer calls)
-        x1, y1 = min(int(hx) + k + 1, w), min(int(hy) + k + 1, h)
+        xs, ys = poly.T.tolist()  # (six corners: their bounds as Python numbers, the same floors and ceilings)
+        x0, y0 = max(math.floor(min(xs)) - k, 0), max(math.floor(min(ys)) - k, 0)
+        x1, y1 = min(math.ceil(max(xs)) + k + 1, w), min(math.ceil(max(ys)) + k + 1, h)
         if x1 <= x0 or y1 <= y0:
             break
         if box != (x0, y0, x1, y1):  # (re-centred by less than a pixel: the same window, bridged and filled once)
@@ -483,8 +506,9 @@ def _own_centre(cmap: ClassMap, energy: str, near_mm: np.ndarray, angle: float, 
             sub = fill_holes(cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_CLOSE, _disc(k)))
         inside = np.zeros_like(sub)
         cv2.fillConvexPoly(inside, np.round(poly - (x0, y0)).astype(np.int32), 1)
+        inside &= sub  # (in place: the same 0/1 pixels as sub & inside)
         # The centroid as the mean of whole pixel coordinates (exact sums either way; no pixel list).
-        m = cv2.moments(sub & inside)  # (0/1: its binary moments, see _blob_centre)
+        m = cv2.moments(inside)  # (0/1: its binary moments, see _blob_centre)
         if m["m00"] == 0:
             break
         centre = px_to_mm(np.array([[m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0]]))[0]

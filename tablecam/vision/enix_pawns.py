@@ -257,12 +257,28 @@ def _peaks(lum: np.ndarray, border: int = 0) -> tuple[np.ndarray, np.ndarray]:
     score, dark_disc = _scores(top, rim, disc, around)
     # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
     # print feature next to a pawn can outscore it without being one).
+    ys, xs = zip(*(_local_maxima(sc, kernel, r) for sc in (score, dark_disc)))
+    return np.concatenate(xs) + margin, np.concatenate(ys) + margin
+
+
+def _local_maxima(score: np.ndarray, kernel: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """(y, x) of score[r:-r, r:-r]'s points over MIN_SCORE that are the greatest of their `kernel`
+    (odd, 2r + 1 wide) neighbourhood in `score` - as np.flatnonzero((inner >= cv2.dilate(score,
+    kernel)[r:-r, r:-r]) & (inner > MIN_SCORE)) gives them, in row order. The dilation is taken only
+    over the box of the points over MIN_SCORE and its reach: no other point can be one, and a point in
+    the box sees the very neighbourhood it sees in the whole map (a dark disc's score is often over
+    it nowhere, or in a small part of the patch)."""
+    inner = score[r:-r, r:-r]
+    over = inner > MIN_SCORE
+    bx, by, bw, bh = cv2.boundingRect(over.view(np.uint8))
+    if bw == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    box = (slice(by, by + bh), slice(bx, bx + bw))
+    grown = cv2.dilate(score[by:by + bh + 2 * r, bx:bx + bw + 2 * r], kernel)[r:-r, r:-r]
     # (np.nonzero of a 2-D mask costs ten times np.flatnonzero's row-major indices split by the width:
     # the same points in the same order.)
-    ys, xs = zip(*(np.divmod(np.flatnonzero((sc[r:-r, r:-r] >= cv2.dilate(sc, kernel)[r:-r, r:-r])
-                                            & (sc[r:-r, r:-r] > MIN_SCORE)), sc.shape[1] - 2 * r)
-                   for sc in (score, dark_disc)))
-    return np.concatenate(xs) + margin, np.concatenate(ys) + margin
+    y, x = np.divmod(np.flatnonzero((inner[box] >= grown) & over[box]), bw)
+    return y + by, x + bx
 
 
 def _scores(top: np.ndarray, rim: np.ndarray, disc: np.ndarray, around: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -433,7 +449,7 @@ def _print_brightness(stack: _Stack, tiles: np.ndarray, refs: np.ndarray, asked:
                         paired=True)[:, 0].reshape(len(at), m) < MAX_COLOUR_RESIDUAL
     for j, t in enumerate(at):
         if own[j].sum() >= 6:
-            out[t] = float(np.median(lums[j][own[j]]))
+            out[t] = float(_median(lums[j][own[j]][None])[0])  # (np.median's value)
     return out
 
 
@@ -970,7 +986,7 @@ def _near_dome_measures(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.nda
     prof = _spokes(lum, k, x, y, tuple(radii), READ_PX_PER_MM)
     top = prof[:, radii <= 2.0].reshape(len(prof), -1).mean(axis=1)
     rim_dirs = _mean_over_radii(prof[:, radii >= RIM_RADII_MM[0]])
-    return (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1), top
+    return _count_true(rim_dirs < DARK_RIM * top[:, None]), top
 
 
 def _near_dome_from(dark: np.ndarray, top: np.ndarray, slack: int = NEAR_SLACK_DIRECTIONS,
@@ -1007,7 +1023,7 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray
     rim = _median(rim_dirs)
     mid = prof[:, _R_MID].reshape(n, -1).mean(axis=1)
     far_max = _extreme_over_radii(prof[:, _R_FAR], np.maximum)
-    dark = (rim_dirs < DARK_RIM * top[:, None]).sum(axis=1)
+    dark = _count_true(rim_dirs < DARK_RIM * top[:, None])
     # Cheap rejection first: most points fail what every kind of pawn needs, and the costlier
     # measures below (where each direction is darkest, the body) are taken of the rest only (per
     # point, so the very same values). A coloured pawn's rim is dark and its dome still bright 4 mm
@@ -1017,8 +1033,8 @@ def _dome(lum: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray
     maybe_coloured = (mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
     dark_bound = DARK_TOP_OVER_BODY * DARK_BODY * 1.001
     around_bound = 0.999 * BLACK_SURROUND / DARK_TOP_OVER_BODY
-    maybe_dark = (top < dark_bound) & ((far_max >= around_bound * top[:, None]).sum(axis=1) >= BLACK_BRIGHT_DIRECTIONS)
-    clear_black = (top < BLACK_TOP) & (far_max >= BLACK_SURROUND * top[:, None]).all(axis=1)
+    maybe_dark = (top < dark_bound) & (_count_true(far_max >= around_bound * top[:, None]) >= BLACK_BRIGHT_DIRECTIONS)
+    clear_black = (top < BLACK_TOP) & (_count_true(far_max >= BLACK_SURROUND * top[:, None]) == len(_ANGLES))
     quality = np.full(n, np.nan)
     dark_body, one_short, half_round = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
     at = np.flatnonzero(maybe_coloured | maybe_dark)
@@ -1039,7 +1055,7 @@ def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray
     lowest = _extreme_over_radii(band, np.minimum)  # (points, directions): shared by the roundness measures below
     darkest = _darkest_radius(band, _RADII[_R_BAND], lowest)  # (points, directions)
     darkest_median = _median(darkest)
-    round_rim = (np.abs(darkest - darkest_median[:, None]) <= 1.0).sum(axis=1)
+    round_rim = _count_true(np.abs(darkest - darkest_median[:, None]) <= 1.0)
     coloured = ((mid >= MID_OVER_TOP * top) & (mid >= MID_OVER_RIM * rim) & (dark >= MIN_DARK_DIRECTIONS)
                 & (np.abs(darkest_median - RIM_AT_MM[0]) <= RIM_AT_MM[1]))
     round_ok = round_rim >= MIN_DARK_DIRECTIONS
@@ -1056,10 +1072,10 @@ def _dome_kind(prof, top, rim_dirs, rim, mid, far_max, dark) -> tuple[np.ndarray
     half_round = coloured & ~round_ok & (round_rim >= len(_ANGLES) // 2)
     half_round[half_round] = _half_round(band[half_round], top[half_round], lowest[half_round]) >= len(_ANGLES)
     coloured &= round_ok | half_round
-    bright_around = (far_max >= BLACK_SURROUND * top[:, None]).sum(axis=1)
+    bright_around = _count_true(far_max >= BLACK_SURROUND * top[:, None])
     black = (top < BLACK_TOP) & (bright_around >= BLACK_BRIGHT_DIRECTIONS)
     body = prof[:, _R_BODY].reshape(n, -1).mean(axis=1)
-    bright_body = (far_max >= BLACK_SURROUND * body[:, None]).sum(axis=1)
+    bright_body = _count_true(far_max >= BLACK_SURROUND * body[:, None])
     dark_body = ((body < DARK_BODY) & (top <= DARK_TOP_OVER_BODY * body)
                  & (bright_body >= BLACK_BRIGHT_DIRECTIONS) & ~coloured & ~black)
     safe_top, safe_body = np.maximum(top, 1e-6), np.maximum(body, 1e-6)
@@ -1085,7 +1101,7 @@ def _half_round(band: np.ndarray, top: np.ndarray, lowest: np.ndarray) -> np.nda
     half = (top[:, None] + lowest) / 2
     first = _RADII[_R_BAND][np.argmax(band <= half[:, None, :], axis=1)]  # (a direction that falls reaches it: its lowest)
     falls = lowest < top[:, None]  # (one that does not fall - flat, or brighter than the top - is not round there)
-    return ((np.abs(first - _median(first)[:, None]) <= HALF_ROUND_MM) & falls).sum(axis=1)
+    return _count_true((np.abs(first - _median(first)[:, None]) <= HALF_ROUND_MM) & falls)
 
 
 def _darkest_radius(band: np.ndarray, radii: np.ndarray, lowest: np.ndarray | None = None) -> np.ndarray:
@@ -1114,14 +1130,49 @@ def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, 
     out = np.zeros(len(prof), np.intp)
     at = np.flatnonzero(ask)
     if len(at):
-        band = prof[at, _R_BAND]  # (points, radii, directions)
-        lowest = _extreme_over_radii(band, np.minimum) if lowest is None else lowest[at]
-        near_rim = np.abs(_RADII[_R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
-        # (The radii away from the rim made infinite by adding +inf, the others' values kept by
-        # adding +0: np.where's values, at a third less.)
-        at_rim = _extreme_over_radii(band + np.where(near_rim, np.float32(0.0), np.float32(np.inf)), np.minimum)
-        out[at] = (at_rim - lowest <= ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
+        lowest = _extreme_over_radii(prof[at, _R_BAND], np.minimum) if lowest is None else lowest[at]
+        out[at] = _count_true(_near_rim_min(prof, at, darkest_median[at]) - lowest
+                              <= ROUND_FLOOR * (top[at, None] - lowest))
     return out
+
+
+def _near_rim_min(prof: np.ndarray, at: np.ndarray, darkest_median: np.ndarray) -> np.ndarray:
+    """(points, directions): each asked point's (`at`, rows of `prof`) least value over the band's
+    radii within 1 mm of its median darkest radius (`darkest_median`, in the band: a radius or the
+    mean of two). Those radii are a run of at most five: each direction's least is the minimum of five
+    whole-row reads of that run (its last radius repeated where it is shorter: a minimum is not
+    changed by a value read twice), not of the whole band with the others made infinite (the same
+    minima: they are exact), at a fraction of the pixels."""
+    band = _RADII[_R_BAND]
+    step = float(band[1] - band[0])
+    # The run's first and last radius: |radius - median| <= 1 mm, worked out as the comparison does
+    # (the radii and the medians are multiples of a quarter millimetre: exact in float64).
+    near = np.abs(band[None, :] - darkest_median[:, None]) <= 1.0
+    lo = np.argmax(near, axis=1)
+    hi = len(band) - 1 - np.argmax(near[:, ::-1], axis=1)
+    rows = prof.reshape(-1, prof.shape[2])  # (points x radii, directions): a radius's twelve in a row
+    row0 = at * prof.shape[1] + _R_BAND.start  # each point's first band radius
+    out = None
+    for k in range(5):
+        v = np.take(rows, row0 + np.minimum(lo + k, hi), axis=0)  # (whole rows: one copy each)
+        out = v if out is None else np.minimum(out, v, out=out)
+    return out
+
+
+def _count_true(mask: np.ndarray) -> np.ndarray:
+    """mask.sum(axis=1) (intp) of a (points, 12) bool array - per point, in how many of the twelve
+    directions a test holds. numpy reduces each row of twelve on its own, several times the cost of
+    the test itself; here each row's twelve 0/1 bytes are read as three 32-bit words, added (a
+    byte's sum is at most 3: no carry into its neighbour), and the four bytes of that summed by
+    one multiplication into the top byte: the very counts, whole numbers."""
+    if mask.ndim != 2 or mask.shape[1] != 12:
+        return mask.sum(axis=1)
+    words = np.ascontiguousarray(mask).view(np.uint32)  # (points, 3): four 0/1 bytes each
+    total = words[:, 0] + words[:, 1]
+    total += words[:, 2]
+    total *= np.uint32(0x01010101)
+    total >>= np.uint32(24)
+    return total.astype(np.intp)
 
 
 # numpy 2.4's reductions over a short axis cost far more than the operations they make (see

@@ -947,3 +947,104 @@ def test_ring_colours_at_once_are_each_rings_own():
     for j, radii in enumerate(rings):
         assert np.array_equal(got[:, j], pm._ring_colour(stack.bgr, k, x, y, radii))
     assert pm._ring_colours(stack.bgr, k[:0], x[:0], y[:0], rings).shape == (0, 3, 3)
+
+
+def test_directions_counted_by_words_are_numpys_row_sums():
+    """Session 13: `_count_true` counts a (points, 12) bool array's true directions per point from its
+    bytes read as 32-bit words: numpy's row sums (intp), all-true and all-false rows, views and no
+    points included; other shapes go to numpy."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(13)
+    for n in (0, 1, 7, 500):
+        for p in (0.0, 0.3, 0.9, 1.0):
+            m = rng.random((n, 12)) < p
+            got = pm._count_true(m)
+            assert got.dtype == np.intp and np.array_equal(got, m.sum(axis=1))
+    wide = rng.random((40, 24)) < 0.5
+    assert np.array_equal(pm._count_true(wide[:, ::2]), wide[:, ::2].sum(axis=1))  # (a strided view)
+    assert np.array_equal(pm._count_true(wide), wide.sum(axis=1))  # (not twelve: numpy's sum)
+
+
+def _floor_round_session12(prof, top, darkest_median, ask, lowest=None):
+    """enix_pawns._floor_round as session 12 had it (the radii away from the rim made infinite)."""
+    import tablecam.vision.enix_pawns as pm
+
+    out = np.zeros(len(prof), np.intp)
+    at = np.flatnonzero(ask)
+    if len(at):
+        band = prof[at, pm._R_BAND]
+        lowest = pm._extreme_over_radii(band, np.minimum) if lowest is None else lowest[at]
+        near_rim = np.abs(pm._RADII[pm._R_BAND][None, :, None] - darkest_median[at, None, None]) <= 1.0
+        at_rim = pm._extreme_over_radii(band + np.where(near_rim, np.float32(0.0), np.float32(np.inf)), np.minimum)
+        out[at] = (at_rim - lowest <= pm.ROUND_FLOOR * (top[at, None] - lowest)).sum(axis=1)
+    return out
+
+
+def test_the_floor_round_from_the_rims_run_of_radii_is_session12s():
+    """Session 13: `_floor_round` takes each direction's least near the rim from the run of radii
+    within 1 mm of the median darkest one (`_near_rim_min`): session 12's counts, for medians on
+    every radius of the band and between two (the quarter millimetres), at its ends too, with
+    ties and with the points' own or given lows."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(14)
+    band = pm._RADII[pm._R_BAND]
+    for n in (0, 1, 9, 300):
+        prof = (rng.integers(0, 40, (n, len(pm._RADII), 12)) / 40.0).astype(np.float32)  # (many ties)
+        top = (rng.integers(20, 60, n) / 40.0).astype(np.float32)
+        darkest = band[rng.integers(0, len(band), (n, 12))]
+        median = pm._median(darkest)
+        assert set(np.unique(median * 4) % 1) <= {0.0}  # (quarter millimetres)
+        ask = rng.random(n) < 0.7
+        lowest = pm._extreme_over_radii(prof[:, pm._R_BAND], np.minimum)
+        for low in (None, lowest):
+            assert np.array_equal(pm._floor_round(prof, top, median, ask, low),
+                                  _floor_round_session12(prof, top, median, ask, low))
+    # Each run alone: a median at each band radius and between each two, one direction low at one radius.
+    medians = np.concatenate([band, (band[:-1] + band[1:]) / 2])
+    for m in medians:
+        for r in range(len(band)):
+            prof = np.ones((1, len(pm._RADII), 12), np.float32)
+            prof[0, pm._R_BAND.start + r, 3] = 0.0
+            near = abs(band[r] - m) <= 1.0
+            got = pm._near_rim_min(prof, np.array([0]), np.array([m]))
+            assert got[0, 3] == (0.0 if near else 1.0) and (got[0, np.arange(12) != 3] == 1.0).all()
+
+
+def test_the_module_median_of_one_row_is_numpys():
+    """Session 13: `_print_brightness` takes a row's median by `_median`: np.median's float32 value
+    for odd and even counts and repeated values."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(16)
+    for n in (1, 2, 6, 7, 40, 41):
+        v = (rng.integers(0, 9, n) / 7.0).astype(np.float32) ** 2.2
+        got = pm._median(v[None])[0]
+        assert got.dtype == np.float32 and float(got) == float(np.median(v))
+
+
+def test_local_maxima_over_their_box_are_the_whole_maps():
+    """Session 13: `_local_maxima` dilates a score map only over the box of its points over MIN_SCORE
+    and their reach: the points (and their order) of the whole map's dilation, for maps over the
+    threshold nowhere, at one point, at the edges, in a corner, with plateaus and everywhere."""
+    import tablecam.vision.enix_pawns as pm
+
+    rng = np.random.default_rng(17)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    r = 3
+    for trial in range(300):
+        h, w = (int(v) for v in rng.integers(8, 60, 2))
+        score = (rng.random((h, w)) * rng.uniform(0.05, 0.6)).astype(np.float32)
+        if trial % 4 == 0:
+            score = np.round(score * 20) / 20  # (plateaus: equal neighbours)
+        if trial % 5 == 1:
+            score[:] = 0.05
+            score[int(rng.integers(0, h)), int(rng.integers(0, w))] = 0.5  # (one point, maybe at an edge)
+        if trial % 7 == 2:
+            score[: h // 3, : w // 3] += 0.3  # (a corner)
+        inner = score[r:-r, r:-r]
+        want = np.divmod(np.flatnonzero((inner >= cv2.dilate(score, kernel)[r:-r, r:-r]) & (inner > pm.MIN_SCORE)),
+                         w - 2 * r)
+        got = pm._local_maxima(score, kernel, r)
+        assert all(g.dtype == np.intp and np.array_equal(g, v) for g, v in zip(got, want))

@@ -6,7 +6,9 @@ reach them skipped), a card value's inverse transform on the rows it needs, a me
 Session 10: a seed's centre that stops re-centring once settled, and its outline's gradients from 8 bits.
 Session 11: label masks by comparison, card blobs labelled without stats and their pixels by findNonZero,
 linear light by cv2.LUT, a hexagon's cover from 8 bits, the seeds' closing near the colour and their
-band's counts from one summed-area table, a card's own-kind centre from flat indices."""
+band's counts from one summed-area table, a card's own-kind centre from flat indices.
+Session 13: a seed's outline terms looked up by gradient pair, its share from its moments, a partly
+hidden tile's nearest tie from the ties alone."""
 
 from __future__ import annotations
 
@@ -763,3 +765,152 @@ def test_a_whole_tiles_own_centre_is_session11s():
         angle = float(rng.uniform(0, 60))
         got = _own_centre(cmap, "x", near, angle, mm_to_px, px_to_mm, ppm)
         assert np.array_equal(got, _own_centre_session11(mask, near, angle, mm_to_px, px_to_mm, ppm))
+
+
+def _outline_angle_session12(blob):
+    """enix_hexes._outline_angle as session 12 had it (each outline pixel's term worked out)."""
+    x, y, w, h = cv2.boundingRect(blob.view(np.uint8))
+    if w == 0:
+        return 0.0
+    b = blob[max(y - 2, 0):y + h + 2, max(x - 2, 0):x + w + 2].view(np.uint8)
+    gx, gy = cv2.spatialGradient(b)
+    edge = (gx != 0) | (gy != 0)
+    gx, gy = gx[edge].astype(np.float32), gy[edge].astype(np.float32)
+    z = (cv2.magnitude(gx, gy).ravel() * np.exp(6j * np.arctan2(gy, gx))).sum()
+    return float((np.degrees(np.angle(z)) - 180.0) / 6.0 % 60.0)
+
+
+def test_a_seeds_outline_terms_looked_up_by_gradient_pair_are_session12s():
+    """Session 13: `_outline_angle` looks each outline pixel's term up by its (gx, gy) pair
+    (`_outline_terms`): session 12's angle to the bit, on tile-like blobs (at the window's edges
+    too) and their seeds' discs; every pair's term is the expression's own."""
+    from tablecam.vision.enix_hexes import _blob_centre, _outline_angle, _outline_terms
+
+    rng = np.random.default_rng(131)
+    for mask in _tile_like_masks(rng, 300):
+        blob = mask.astype(bool)
+        if blob.any() and not blob.all():
+            assert _outline_angle(blob) == _outline_angle_session12(blob)
+        start = (int(rng.integers(0, mask.shape[1])), int(rng.integers(0, mask.shape[0])))
+        _, _, disc = _blob_centre(mask, start, 0.5)
+        if disc.any():
+            assert _outline_angle(disc) == _outline_angle_session12(disc)
+    terms = _outline_terms()
+    for gx in range(-4, 5):
+        for gy in range(-4, 5):
+            fx, fy = np.array([gx], np.float32), np.array([gy], np.float32)
+            want = cv2.magnitude(fx, fy).ravel() * np.exp(6j * np.arctan2(fy, fx))
+            assert terms[(gx + 4) * 9 + gy + 4] == want[0]
+
+
+def _covering_centre_session12(mask, cell_mm, angle, mm_to_px, px_to_mm, ppm):
+    """enix_hexes._covering_centre as session 12 had it (distances of every shift, inf off the ties)."""
+    import math
+
+    from tablecam.vision.enix_hexes import CLOSE_MM, COVER_SLACK, SLIDE_MM, _cover, _disc, _hexagon_mm, _shifts
+
+    k = max(3, int(round(CLOSE_MM * ppm)) | 1)
+    poly = mm_to_px(_hexagon_mm(np.asarray(cell_mm, dtype=np.float64), angle, 1.0))
+    c_px = poly.mean(axis=0)
+    reach = int(math.ceil(SLIDE_MM * ppm)) + 1
+    half = int(math.ceil(np.abs(poly - c_px).max())) + reach + k
+    h, w = mask.shape
+    x0, y0 = int(round(c_px[0])) - half, int(round(c_px[1])) - half
+    if x0 < 0 or y0 < 0 or x0 + 2 * half + 1 > w or y0 + 2 * half + 1 > h:
+        return np.asarray(cell_mm, dtype=np.float64)
+    sub = cv2.morphologyEx(mask[y0:y0 + 2 * half + 1, x0:x0 + 2 * half + 1], cv2.MORPH_CLOSE, _disc(k))
+    kernel = np.zeros((2 * (half - reach) + 1,) * 2, np.uint8)
+    cv2.fillConvexPoly(kernel, np.round(poly - c_px + (half - reach)).astype(np.int32), 1)
+    cover = _cover(sub, kernel)
+    yy, xx, near = _shifts(reach, SLIDE_MM * ppm)
+    best = float(cover[near].max())
+    ties = near & (cover >= best - COVER_SLACK * float(kernel.sum()))
+    d = np.where(ties, np.hypot(xx + (c_px[0] - round(c_px[0])), yy + (c_px[1] - round(c_px[1]))), np.inf)
+    iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)
+    return px_to_mm(np.array([[x0 + half - reach + ix, y0 + half - reach + iy]], dtype=np.float64))[0]
+
+
+def test_a_partly_hidden_tiles_nearest_tie_is_session12s():
+    """Session 13: `_covering_centre` measures the distances of the tied shifts alone (and counts the
+    hexagon's pixels by countNonZero): session 12's centre, with many ties (an empty or a full window)
+    and at the map's edges."""
+    from types import SimpleNamespace
+
+    from tablecam.vision.enix_hexes import _covering_centre
+
+    rng = np.random.default_rng(132)
+    masks = list(_tile_like_masks(rng, 250)) + [np.zeros((120, 120), np.uint8), np.ones((120, 120), np.uint8)]
+    for mask in masks:
+        origin, ppm = rng.uniform(-20, 20, 2), float(rng.choice([0.4, 0.5, 0.6]))
+
+        def mm_to_px(p, origin=origin, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) - origin) * ppm - 0.5
+
+        def px_to_mm(p, origin=origin, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) + 0.5) / ppm + origin
+
+        cmap = SimpleNamespace(mask=lambda energy, mask=mask: mask, labels=mask)
+        cell = px_to_mm([rng.uniform(0, mask.shape[1]), rng.uniform(0, mask.shape[0])])[0]
+        angle = float(rng.uniform(0, 60))
+        got = _covering_centre(cmap, "x", cell, angle, mm_to_px, px_to_mm, ppm)
+        assert np.array_equal(got, _covering_centre_session12(mask, cell, angle, mm_to_px, px_to_mm, ppm))
+
+
+def _cell_fills_session12(labels, n, cells, origin, angle, mm_to_px, ppm):
+    """enix_hexes._cell_fills as session 12 had it (each cell's shares divided out on their own)."""
+    from tablecam.vision.enix_hexes import AREA_MM2, SIDE_MM, _corner_directions, _steps
+    from tablecam.vision.enix_search import _ids_lut
+
+    h, w = labels.shape
+    out = np.zeros((len(cells), n))
+    if len(cells) == 0:
+        return out
+    d0, d1 = _steps(angle)
+    centres = origin + cells[:, :1] * d0 + cells[:, 1:] * d1
+    polys = mm_to_px((centres[:, None, :] + 0.97 * SIDE_MM * _corner_directions(angle)[None]).reshape(-1, 2))
+    polys = polys.reshape(len(cells), 6, 2)
+    lows = np.floor(polys.min(axis=1)).astype(int)
+    highs = np.ceil(polys.max(axis=1)).astype(int) + 1
+    energy = cv2.integral(_ids_lut(labels, range(n)))
+    bx0, by0 = np.clip(lows[:, 0], 0, w), np.clip(lows[:, 1], 0, h)
+    bx1, by1 = np.clip(highs[:, 0], 0, w), np.clip(highs[:, 1], 0, h)
+    any_energy = (energy[by1, bx1] - energy[by0, bx1] - energy[by1, bx0] + energy[by0, bx0]) > 0
+    total = AREA_MM2 * 0.97 ** 2 * ppm * ppm
+    corners = np.round(polys - lows[:, None, :]).astype(np.int32)
+    u = labels.view(np.uint8)
+    for ci in np.flatnonzero(any_energy).tolist():
+        x0, y0 = lows[ci]
+        x1, y1 = highs[ci]
+        if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+            continue
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, corners[ci], 1)
+        counts = cv2.calcHist([u[cy0:cy1, cx0:cx1]], [0], inside[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0], [256], [0, 256])
+        out[ci] = counts.ravel()[:n].astype(np.float64) / total
+    return out
+
+
+def test_the_cells_shares_divided_at_once_are_session12s():
+    """Session 13: `_cell_fills` divides all measured cells' counts at once: session 12's shares to the
+    bit, cells off the map, bare and with no cell at all included."""
+    from types import SimpleNamespace
+
+    from tablecam.vision.enix_hexes import _RING_OFFSETS, _cell_fills
+
+    rng = np.random.default_rng(133)
+    for trial in range(60):
+        n = 6
+        labels = rng.integers(-1, n + 3, (90, 140)).astype(np.int8)
+        if trial % 3 == 0:
+            labels[:, : int(rng.integers(0, 140))] = -1  # (bare table over part of the map)
+        origin, ppm = rng.uniform(-50, 250, 2), float(rng.choice([0.4, 0.5]))
+
+        def mm_to_px(p, ppm=ppm):
+            return (np.asarray(p, dtype=np.float64).reshape(-1, 2) - (-30.0, -20.0)) * ppm - 0.5
+
+        cells = (_RING_OFFSETS + rng.integers(-1, 2, 2)) if trial % 10 else _RING_OFFSETS[:0]
+        angle = float(rng.uniform(0, 60))
+        got = _cell_fills(SimpleNamespace(labels=labels), tuple("abcdef"), cells, origin, angle, mm_to_px, ppm)
+        want = _cell_fills_session12(labels, n, cells, origin, angle, mm_to_px, ppm)
+        assert got.dtype == want.dtype and np.array_equal(got, want)

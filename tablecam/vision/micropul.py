@@ -238,7 +238,9 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         warnings.append(f"{len(unknown_colours)} coloured piece{'s' if len(unknown_colours) > 1 else ''} on the "
                         "board match no stone colour (teach the stones: tablecam calibrate colours micropul)")
 
+    over: frozenset = frozenset()
     if everything is not None:
+        verdicts, everything, over = _past_odd_quadrants(model, verdicts, cells, everything, (side_px / 60.0) ** 2)
         verdicts = _big_catalysts(verdicts, cells, everything, model)
     stoned = frozenset(s[0] for s in stone_cells if s[2] is not None)
     tiles = _board(verdicts, stoned, frozenset(c for c in stoned if support.get(c, 0.0) >= WEAK_SUPPORT))
@@ -248,7 +250,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         return obs
     visible, centres = everything.visible, everything.centres
 
-    faces = _resolve_faces(model, tiles, cells, visible, remembered, warnings, (side_px / 60.0) ** 2)
+    faces = _resolve_faces(model, tiles, cells, visible, remembered, warnings, (side_px / 60.0) ** 2, over)
     for cell in sorted(tiles, key=lambda c: (c[1], c[0])):
         k = cells.index(cell)
         face = faces.get(cell)
@@ -262,7 +264,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
             indices = {i for i, _ in found}
             entry["index"] = found[0][0] if len(indices) == 1 else None
         obs["tiles"].append(entry)
-    covered = [c for c, v in tiles.items() if v.kind == "covered"]
+    covered = [c for c, v in tiles.items() if v.kind == "covered" or (c in over and faces.get(c) is None)]
     if covered:
         warnings.append(f"{len(covered)} tile{'s are' if len(covered) > 1 else ' is'} partly hidden "
                         "(a hand or an object over the board?): shown as unknown")
@@ -1165,6 +1167,7 @@ class _Verdict:
     kind: str  # "tile": a tile whose face fits; "covered": a tile that something hides in part; "none"
     reading: FaceReading | None = None
     face: Face | None = None
+    odd: bool = False  # covered because one quadrant alone fits far worse (_odd_quadrant): see _past_odd_quadrants
 
 
 def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, whites: np.ndarray,
@@ -1183,7 +1186,7 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
     visible = np.asarray(visible, bool)
     any_visible, all_visible = visible.any(axis=1), visible.all(axis=1)
     darkest = np.where(visible, whites, np.inf).min(axis=1) if len(cells) else np.zeros(0, np.float32)
-    odd, loose, worst_errors = _quadrant_tests(readings, visible, LOOSE_MARGIN * MIN_MARGIN * scale)
+    odd, loose, worst_errors = _quadrant_tests(readings, visible, LOOSE_MARGIN * MIN_MARGIN * scale, model)
     out = {}
     for k, cell in enumerate(cells):
         r = readings[k]
@@ -1207,7 +1210,7 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
             if odd[k] or loose[k]:
                 # Something the colour does not show lies over one quadrant (a finger in its own
                 # shade), or over most of the tile: the face read there would be its, not the print's.
-                out[cell] = _Verdict("covered", r, None)
+                out[cell] = _Verdict("covered", r, None, odd=bool(odd[k] and not loose[k]))
                 continue
             out[cell] = _Verdict("tile", r, face)
         elif (cell in support or (cell in stone_bearing and _something_over(k, tint, visible))) \
@@ -1267,17 +1270,22 @@ def _touches(cell, board: set, cells, tint: np.ndarray, visible) -> bool:
                for di in (-1, 1) for dj in (-1, 1))
 
 
-def _quadrant_tests(readings: list[FaceReading], visible: np.ndarray, least_margin: float):
+def _quadrant_tests(readings: list[FaceReading], visible: np.ndarray, least_margin: float,
+                    model: FaceModel | None = None):
     """(N,) bool _odd_quadrant and _loose_quadrants of each reading over its visible quadrants, and
     (N,) its worst visible quadrant's error (-inf with none visible), all cells at once: the same
-    sorted errors, the invisible quadrants sorted below them all."""
+    sorted errors, the invisible quadrants sorted below them all. With `model`, a big micropul's
+    margin is its _tile_margin: its catalyst is told by area afterwards (_big_catalysts), so
+    what the loose test asks of it is that it is clearly a big micropul of its colour (seed 6777:
+    a big tile in full view, three quadrants at 0.0063-0.0093, 7.1 ahead of its twin with the other
+    catalyst and 142 ahead of any other face, was left covered)."""
     n = len(readings)
     if n == 0:
         return np.zeros(0, bool), np.zeros(0, bool), np.zeros(0)
     errors = np.sort(np.where(visible, np.array([r.quadrant_error for r in readings], np.float64), -np.inf), axis=1)
     count = visible.sum(axis=1)
     odd = (count >= 2) & (errors[:, -1] > ODD_QUADRANT_ERROR) & (errors[:, -1] > ODD_QUADRANT_RATIO * errors[:, -2])
-    margins = np.array([r.margin for r in readings], np.float64)
+    margins = np.array([_tile_margin(model, r) if model is not None else r.margin for r in readings], np.float64)
     loose = (count >= 3) & (errors[:, -3] > LOOSE_QUADRANT_ERROR) & (margins < least_margin)
     return odd, loose, errors[:, -1]
 
@@ -1403,6 +1411,46 @@ def _odd_quadrant(r: FaceReading, visible: np.ndarray) -> bool:
     """One visible quadrant fits far worse than the tile's others (see ODD_QUADRANT_ERROR)."""
     errors = _visible_errors(r, visible)
     return len(errors) >= 2 and errors[-1] > ODD_QUADRANT_ERROR and errors[-1] > ODD_QUADRANT_RATIO * errors[-2]
+
+
+# The three quadrants left must tell the face by far (margin in MIN_MARGIN units, as _half_over's):
+# a finger over one quadrant may hide a corner's one-dot in the next too, which then reads blank. Of
+# the 34 cells covered for an odd quadrant on seeds 3000-3399 and 5000-6899 (nearly all beside a
+# hand), read on their other three: 31 right, 1.2-44.8 ahead, 3 wrong, 1.47-1.87 ahead (seeds 5027,
+# 5081, 6390; 5027 came out a tile read **wrong** with the plain margin as the limit).
+ODD_REREAD_MARGIN = 5.0
+
+
+def _past_odd_quadrants(model: FaceModel, verdicts: dict, cells: list, read: "_Cells", scale: float):
+    """Cells covered for one odd quadrant (_odd_quadrant) read again without it, as a stone's
+    quadrant is: when the other three fit their face closely and clearly, the cell is a tile whose
+    face is open in that quadrant only, and the set's one-copy rule may settle it (_resolve_faces).
+    Returns (verdicts, cells read, the cells so read)."""
+    odd = [k for k, c in enumerate(cells) if verdicts[c].kind == "covered" and verdicts[c].odd]
+    if not odd:
+        return verdicts, read, frozenset()
+    visible = read.visible[odd].copy()
+    for j, k in enumerate(odd):
+        errors = np.where(visible[j], read.readings[k].quadrant_error, -np.inf)
+        visible[j, int(np.argmax(errors))] = False
+    # At the blur the cell was read at: the photo's, not one that lets the three quadrants fit looser.
+    again = [read_faces(model, read.dark[k:k + 1], visible[j:j + 1], BLUR_MM.index(read.readings[k].blur_mm),
+                        read.weights[k:k + 1])[0] for j, k in enumerate(odd)]
+    seen = np.array([r.visible for r in again], bool).reshape(-1, 4)
+    fits = _fits(model, again, read.dark[odd], seen, weights=read.weights[odd])
+    verdicts = dict(verdicts)
+    new_visible = read.visible.copy()
+    readings = list(read.readings)
+    done = set()
+    for j, k in enumerate(odd):
+        r = again[j]
+        if fits[j] and r.margin >= ODD_REREAD_MARGIN * MIN_MARGIN * scale and seen[j].sum() == 3:
+            verdicts[cells[k]] = _Verdict("tile", r, r.face)
+            new_visible[k], readings[k] = seen[j], r
+            done.add(cells[k])
+    if not done:
+        return verdicts, read, frozenset()
+    return verdicts, replace(read, visible=new_visible, readings=readings), frozenset(done)
 
 
 # Three quadrants of a tile fitting this loosely each, and the face not far ahead of the next (a
@@ -1581,7 +1629,8 @@ def _groups(cells: set) -> list[set]:
     return out
 
 
-def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, warnings, scale: float = 1.0) -> dict:
+def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, warnings, scale: float = 1.0,
+                   over: frozenset = frozenset()) -> dict:
     """The face of each tile, or None with a warning when it cannot be told for sure.
 
     A tile read clearly, with no stone on it, has its face. For the others the candidates are the
@@ -1631,8 +1680,9 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
                 changed = True
             else:
                 open_tiles[cell] = possible
-    hidden_by_stone = sum(1 for c in open_tiles if not visible[cells.index(c)].all())
-    unsure = len(open_tiles) - hidden_by_stone
+    # (A tile in `over` left open is reported as partly hidden by the caller.)
+    hidden_by_stone = sum(1 for c in open_tiles if c not in over and not visible[cells.index(c)].all())
+    unsure = len(open_tiles) - hidden_by_stone - sum(1 for c in open_tiles if c in over)
     if unsure:
         warnings.append(f"{unsure} tile{'s' if unsure > 1 else ''} could not be read for sure: shown as unknown")
     if hidden_by_stone:

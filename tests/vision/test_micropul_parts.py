@@ -1122,3 +1122,79 @@ def test_a_grey_table_with_a_stone_on_a_micropuls_place_is_no_tile(level):
     verdict = _judge(model, readings, visible, whites, np.zeros((2, 4), np.float32), fits,
                      [(0, 0), (1, 0)], {}, 60, {(1, 0): ON_ITS_TILE})
     assert verdict[(1, 0)].kind == "none"
+
+
+def _odd_cell(face: Face):
+    """A drawn tile with a finger's shade over the edge of its blank lower right quadrant (as in
+    test_a_finger_in_shade_over_one_quadrant_leaves_the_tile_covered), judged: the model, the
+    verdicts and the cells read."""
+    from tablecam.vision.micropul import _Cells, _fits, _judge
+
+    model = face_model(60)
+    shaded = _drawn_tile(face, 0.5).astype(np.float32)
+    shaded[36:, 58:] = np.minimum(shaded[36:, 58:], 0.55 * 238)
+    shaded = cv2.GaussianBlur(shaded, (0, 0), 1.0).astype(np.uint8)
+    dark, whites = tile_darkness(shaded[None], 60, 6)
+    visible = np.ones((1, 4), bool)
+    readings = read_faces(model, dark, visible)
+    fits = np.array(_fits(model, readings, dark, visible), bool)
+    tint = np.zeros((1, 4), np.float32)
+    verdicts = _judge(model, readings, visible, whites, tint, fits, [(0, 0)], {(0, 0): 1.0}, 60)
+    read = _Cells(np.zeros((1, 2)), visible, readings, dark, whites, tint, fits, np.ones((1, 60, 60), np.float32),
+                  np.zeros(1, int))
+    return model, verdicts, read
+
+
+@pytest.mark.parametrize("face", [Face(".", "W", ".", "W"), Face("1", "B", ".", ".")])
+def test_a_tile_covered_for_one_odd_quadrant_is_read_from_the_other_three(face):
+    """Seeds 6368, 6873: a finger's shade over one quadrant left tiles covered (unknown) whose other
+    three quadrants told the face by far (9.9 and 9.2 ahead); read without that quadrant, as a
+    stone's is, the one-copy rule settled them. The quadrant stays open: only faces that agree on the
+    other three are candidates."""
+    from tablecam.vision.micropul import _past_odd_quadrants, _resolve_faces
+
+    model, verdicts, read = _odd_cell(face)
+    assert verdicts[(0, 0)].kind == "covered" and verdicts[(0, 0)].odd  # the case
+    after, read2, over = _past_odd_quadrants(model, verdicts, [(0, 0)], read, 1.0)
+    v = after[(0, 0)]
+    assert v.kind == "tile" and over == {(0, 0)}
+    assert read2.visible[0].tolist() == [True, True, True, False]  # the lower right is open
+    assert all(v.face.quadrant(q) == face.quadrant(q) for q in ("ul", "ur", "ll"))
+    warnings: list = []
+    faces = _resolve_faces(model, after, [(0, 0)], read2.visible, {}, warnings, 1.0, over)
+    # Open or settled to a face that agrees on what is seen, never reported as under a stone.
+    assert faces[(0, 0)] is None or all(faces[(0, 0)].quadrant(q) == face.quadrant(q) for q in ("ul", "ur", "ll"))
+    assert not any("stone" in w for w in warnings)
+
+
+def test_a_face_the_other_three_quadrants_tell_narrowly_stays_covered():
+    """Seed 5027: a finger over one quadrant hid the one-dot in the corner of the next, which read
+    blank on the other three, 1.5 ahead: a tile read **wrong**. Read without the odd quadrant, the
+    face must be ahead by far (ODD_REREAD_MARGIN); a one-dot beside a shaded quadrant reads 4.6 here."""
+    from tablecam.vision.micropul import _past_odd_quadrants
+
+    model, verdicts, read = _odd_cell(Face("B", "1", ".", "W"))
+    assert verdicts[(0, 0)].kind == "covered" and verdicts[(0, 0)].odd
+    after, read2, over = _past_odd_quadrants(model, verdicts, [(0, 0)], read, 1.0)
+    assert after[(0, 0)].kind == "covered" and not over and read2 is read
+
+
+def test_three_loose_quadrants_of_a_big_tile_far_ahead_of_every_other_face_leave_it_a_tile():
+    """Seed 6777: a big W tile in full view, three quadrants at 0.0063-0.0093, 7.1 ahead of its twin
+    with the other catalyst (which _big_catalysts settles by area) and 142 ahead of any other face,
+    was covered by the loose-quadrant rule. A big tile's margin there is its _tile_margin; a small
+    face so loose and so narrowly ahead stays covered."""
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import LOOSE_MARGIN, MIN_MARGIN, _quadrant_tests
+
+    model = face_model(60)
+    visible = np.ones((1, 4), bool)
+    loose_errors = (0.0093, 0.007, 0.0063, 0.0045)
+    for face, expected in ((Face("W", "W", "W", "W", big="W", catalyst="1"), False), (Face("W", "1", "B", "."), True)):
+        dark, _ = tile_darkness(_drawn_tile(face, 0.5)[None], 60, 6)
+        r = replace(read_faces(model, dark, visible)[0], quadrant_error=loose_errors, margin=7.09)
+        assert r.face == face
+        least = LOOSE_MARGIN * MIN_MARGIN
+        assert _quadrant_tests([r], visible, least)[1].tolist() == [True]  # as before, without the model
+        assert _quadrant_tests([r], visible, least, model)[1].tolist() == [expected]

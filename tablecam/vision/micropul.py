@@ -74,6 +74,14 @@ MIN_MARGIN = 1.0  # squared-darkness units for a 60 px tile (scaled with the til
 # settles an unsure tile: wider than MIN_MARGIN, so that the true face is surely among them.
 ELIMINATION_WINDOW = 2.5
 MAX_UNSUPPORTED_ERROR = 0.007  # a cell without a disc spot whose face is unclear must fit this well
+# ... and one fitting within the last tenth below the limit must show its face by far (its margin over
+# every face but a big micropul's twin, in MIN_MARGIN units): a corner of one tile in view beside a
+# hand, the lattice of two or three marks a cell or half a cell off, made a tile of a hand's shade
+# or of a tile's edge (seeds 6713, 5314: 0.0116, 4.3 and 3.9 ahead: invented tiles). The 36 tiles
+# without a disc spot read right on seeds 3000-3399 and 5000-6899 that fit above 0.007 reached
+# 0.0114, that one 9.9 ahead; those fitting above 0.008 were at least 5.5 ahead.
+NEAR_LIMIT_ERROR = 0.9 * MAX_QUADRANT_ERROR
+NEAR_LIMIT_MARGIN = 5.0
 
 NO_BOARD = "no micropul board found"
 
@@ -1203,8 +1211,11 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
             # Two stones on a tile hide half of it (and their shade more): its discs may not show at
             # search resolution, but the ink left in view, under stones, is a tile's.
             inked_stone_cell = cell in stone_bearing and _visible_ink(model, r, visible[k]) > 1.0
-            if face is None and cell not in support and not inked_stone_cell and worst > MAX_UNSUPPORTED_ERROR:
-                # No disc found here, no clear face and a loose fit: more likely table than a tile.
+            if cell not in support and not inked_stone_cell and (
+                    (face is None and worst > MAX_UNSUPPORTED_ERROR)
+                    or (worst > NEAR_LIMIT_ERROR and _tile_margin(model, r) < NEAR_LIMIT_MARGIN * MIN_MARGIN * scale)):
+                # No disc found here, no clear face and a loose fit (or a fit near the limit, the face
+                # not far ahead): more likely table, or a lattice off its tiles, than a tile.
                 out[cell] = _Verdict("none", r, None)
                 continue
             if odd[k] or loose[k]:

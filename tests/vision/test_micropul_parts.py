@@ -1198,3 +1198,31 @@ def test_three_loose_quadrants_of_a_big_tile_far_ahead_of_every_other_face_leave
         least = LOOSE_MARGIN * MIN_MARGIN
         assert _quadrant_tests([r], visible, least)[1].tolist() == [True]  # as before, without the model
         assert _quadrant_tests([r], visible, least, model)[1].tolist() == [expected]
+
+
+def test_a_cell_without_discs_fitting_near_the_limit_is_a_tile_only_with_its_face_far_ahead():
+    """Seeds 5314, 6713: a corner of one tile in view beside a hand, the lattice of a few marks off
+    by a cell or half of one: a cell without a disc spot fitted a face at 0.0116 (the limit is
+    0.012), 3.9 ahead of the next: an invented tile. The tiles without discs read right on the tuning
+    seeds that fit so loosely were far ahead (5472: 0.0114, 9.9); a cell with discs on its sites is
+    judged as before."""
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import _fits, _judge
+
+    model = face_model(60)
+    dark, whites = tile_darkness(_drawn_tile(Face(".", "W", ".", "W"), 0.5)[None], 60, 6)
+    visible = np.ones((1, 4), bool)
+    clean = read_faces(model, dark, visible)[0]
+    assert _fits(model, [clean], dark, visible) == [True]
+
+    def kind(errors, margin, support=None):
+        r = replace(clean, quadrant_error=errors, margin=margin)
+        return _judge(model, [r], visible, whites, np.zeros((1, 4), np.float32), np.array([True]), [(0, 0)],
+                      support or {}, 60)[(0, 0)].kind
+
+    seed_5314 = (0.0019, 0.0116, 0.0114, 0.0029)
+    assert kind(seed_5314, 3.88) == "none"
+    assert kind(seed_5314, 9.85) == "tile"  # far ahead
+    assert kind(seed_5314, 3.88, {(0, 0): 0.5}) == "tile"  # discs on its sites
+    assert kind((0.0019, 0.0104, 0.0094, 0.0029), 3.08) == "tile"  # a looser fit than the rest, not near the limit

@@ -175,10 +175,11 @@ def _mm_to_patch(centre, mm, angle_deg: float) -> tuple[float, float]:
 
 
 def _patch_to_mm(centre, px: float, py: float, angle_deg: float) -> tuple[float, float]:
-    local = (np.array([px, py]) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2
+    # (In Python floats: the same double arithmetic as numpy's, without an array for two numbers.)
+    lx, ly = (float(px) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2, (float(py) + 0.5) / READ_PX_PER_MM - PATCH_MM / 2
     a = math.radians(angle_deg)
-    return (float(centre[0] + local[0] * math.cos(a) - local[1] * math.sin(a)),
-            float(centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a)))
+    return (float(centre[0] + lx * math.cos(a) - ly * math.sin(a)),
+            float(centre[1] + lx * math.sin(a) + ly * math.cos(a)))
 
 
 # srgb_to_linear as a table for cv2.LUT: the same values, several times faster on a whole patch.
@@ -379,11 +380,12 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
             break
         rim_ok[ask] = _ground_shares(stack.bgr, pk[ask], ix[ask], iy[ask], tiles) >= HALF_ROUND_GROUND
         pending[ask] = False
-    out = []
-    for i, j in zip(rows.tolist(), best.tolist()):
-        n = i * quality.shape[1] + j
-        out.append((int(i), (float(good[i, j]), int(round(px[n])), int(round(py[n])), bool(needs_dark[i, j]))))
-    return out
+    # (Each reading's numbers taken for all peaks at once and made Python numbers by tolist: the same
+    # values - np.rint rounds halves to even as round() does - without numpy's cost per element read.)
+    at = rows * quality.shape[1] + best
+    return [(i, (q, x_, y_, d)) for i, q, x_, y_, d in zip(
+        rows.tolist(), good[rows, best].tolist(), np.rint(px[at]).astype(np.intp).tolist(),
+        np.rint(py[at]).astype(np.intp).tolist(), needs_dark[rows, best].tolist())]
 
 
 def _best_offsets(quality: np.ndarray, needs_dark: np.ndarray, rim_ok: np.ndarray
@@ -1144,7 +1146,6 @@ def _near_rim_min(prof: np.ndarray, at: np.ndarray, darkest_median: np.ndarray) 
     changed by a value read twice), not of the whole band with the others made infinite (the same
     minima: they are exact), at a fraction of the pixels."""
     band = _RADII[_R_BAND]
-    step = float(band[1] - band[0])
     # The run's first and last radius: |radius - median| <= 1 mm, worked out as the comparison does
     # (the radii and the medians are multiples of a quarter millimetre: exact in float64).
     near = np.abs(band[None, :] - darkest_median[:, None]) <= 1.0

@@ -1048,3 +1048,23 @@ def test_local_maxima_over_their_box_are_the_whole_maps():
                          w - 2 * r)
         got = pm._local_maxima(score, kernel, r)
         assert all(g.dtype == np.intp and np.array_equal(g, v) for g, v in zip(got, want))
+
+
+def test_a_patch_pixel_to_mm_in_python_numbers_is_numpys():
+    """Session 13: `_patch_to_mm` works in Python floats: the very values of its numpy arithmetic."""
+    import tablecam.vision.enix_pawns as pm
+
+    def numpy_way(centre, px, py, angle_deg):
+        local = (np.array([px, py]) + 0.5) / pm.READ_PX_PER_MM - pm.PATCH_MM / 2
+        a = math.radians(angle_deg)
+        return (float(centre[0] + local[0] * math.cos(a) - local[1] * math.sin(a)),
+                float(centre[1] + local[0] * math.sin(a) + local[1] * math.cos(a)))
+
+    rng = np.random.default_rng(18)
+    for _ in range(2000):
+        centre = tuple(rng.uniform(-100, 900, 2))
+        px, py = (float(v) for v in rng.uniform(-5, 190, 2))
+        if rng.random() < 0.5:
+            px, py = float(round(px)), float(round(py))
+        angle = float(rng.choice([0.0, rng.uniform(-180, 180)]))
+        assert pm._patch_to_mm(centre, px, py, angle) == numpy_way(centre, px, py, angle)

@@ -914,3 +914,35 @@ def test_the_cells_shares_divided_at_once_are_session12s():
         got = _cell_fills(SimpleNamespace(labels=labels), tuple("abcdef"), cells, origin, angle, mm_to_px, ppm)
         want = _cell_fills_session12(labels, n, cells, origin, angle, mm_to_px, ppm)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def _hex_round_session12(f):
+    """enix_hexes._hex_round as session 12 had it (numpy throughout)."""
+    i, j = f[:, 0], f[:, 1]
+    k = -i - j
+    ri, rj, rk = np.round(i), np.round(j), np.round(k)
+    di, dj, dk = np.abs(ri - i), np.abs(rj - j), np.abs(rk - k)
+    fix_i = (di > dj) & (di > dk)
+    fix_j = ~fix_i & (dj > dk)
+    ri = np.where(fix_i, -rj - rk, ri)
+    rj = np.where(fix_j, -ri - rk, rj)
+    return np.column_stack([ri, rj]).astype(int)
+
+
+def test_a_few_cells_rounded_in_python_numbers_are_session12s():
+    """Session 13: `_hex_round` rounds a few points (a frame's seeds) in Python numbers: session 12's
+    cells, with halves (round to even), ties between the three distances, negatives and none."""
+    from tablecam.vision.enix_hexes import _hex_round
+
+    rng = np.random.default_rng(134)
+    for trial in range(3000):
+        n = int(rng.integers(0, 17))
+        f = rng.uniform(-6, 6, (n, 2))
+        if trial % 3 == 0:
+            f = np.round(f * 2) / 2  # (halves)
+        elif trial % 3 == 1:
+            f = np.round(f * 6) / 6  # (thirds: ties between the distances)
+        got = _hex_round(f)
+        assert got.dtype == _hex_round_session12(f).dtype and np.array_equal(got, _hex_round_session12(f))
+    many = rng.uniform(-6, 6, (40, 2))  # (more points: numpy's own way)
+    assert np.array_equal(_hex_round(many), _hex_round_session12(many))

@@ -1213,9 +1213,12 @@ def _judge(model: FaceModel, readings: list[FaceReading], visible: np.ndarray, w
             inked_stone_cell = cell in stone_bearing and _visible_ink(model, r, visible[k]) > 1.0
             if cell not in support and not inked_stone_cell and (
                     (face is None and worst > MAX_UNSUPPORTED_ERROR)
-                    or (worst > NEAR_LIMIT_ERROR and _tile_margin(model, r) < NEAR_LIMIT_MARGIN * MIN_MARGIN * scale)):
+                    or (worst > NEAR_LIMIT_ERROR and not (odd[k] and not loose[k])
+                        and _tile_margin(model, r) < NEAR_LIMIT_MARGIN * MIN_MARGIN * scale)):
                 # No disc found here, no clear face and a loose fit (or a fit near the limit, the face
-                # not far ahead): more likely table, or a lattice off its tiles, than a tile.
+                # not far ahead): more likely table, or a lattice off its tiles, than a tile. Not for
+                # one odd quadrant: its error is high by construction (a finger), and such a cell stays
+                # covered and is read on its other three (_past_odd_quadrants), by its own margin.
                 out[cell] = _Verdict("none", r, None)
                 continue
             if odd[k] or loose[k]:
@@ -1444,7 +1447,7 @@ def _past_odd_quadrants(model: FaceModel, verdicts: dict, cells: list, read: "_C
     for j, k in enumerate(odd):
         errors = np.where(visible[j], read.readings[k].quadrant_error, -np.inf)
         visible[j, int(np.argmax(errors))] = False
-    # At the blur the cell was read at: the photo's, not one that lets the three quadrants fit looser.
+    # No wider a blur than the cell was read at: the photo's, not one that lets the three quadrants fit looser.
     again = [read_faces(model, read.dark[k:k + 1], visible[j:j + 1], BLUR_MM.index(read.readings[k].blur_mm),
                         read.weights[k:k + 1])[0] for j, k in enumerate(odd)]
     seen = np.array([r.visible for r in again], bool).reshape(-1, 4)
@@ -1455,7 +1458,12 @@ def _past_odd_quadrants(model: FaceModel, verdicts: dict, cells: list, read: "_C
     done = set()
     for j, k in enumerate(odd):
         r = again[j]
-        if fits[j] and r.margin >= ODD_REREAD_MARGIN * MIN_MARGIN * scale and seen[j].sum() == 3:
+        # Not a big micropul: its catalyst is told by ink area round its centre (_big_catalysts),
+        # which reaches into the quadrant under the finger. Nor three quadrants that _judge would
+        # still call loose, or one of them odd again.
+        if (fits[j] and r.margin >= ODD_REREAD_MARGIN * MIN_MARGIN * scale and seen[j].sum() == 3
+                and r.face is not None and not r.face.big and not _odd_quadrant(r, seen[j])
+                and not _loose_quadrants(r, seen[j], LOOSE_MARGIN * MIN_MARGIN * scale)):
             verdicts[cells[k]] = _Verdict("tile", r, r.face)
             new_visible[k], readings[k] = seen[j], r
             done.add(cells[k])

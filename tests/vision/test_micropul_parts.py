@@ -1124,7 +1124,7 @@ def test_a_grey_table_with_a_stone_on_a_micropuls_place_is_no_tile(level):
     assert verdict[(1, 0)].kind == "none"
 
 
-def _odd_cell(face: Face):
+def _odd_cell(face: Face, shade: float = 0.55):
     """A drawn tile with a finger's shade over the edge of its blank lower right quadrant (as in
     test_a_finger_in_shade_over_one_quadrant_leaves_the_tile_covered), judged: the model, the
     verdicts and the cells read."""
@@ -1132,7 +1132,7 @@ def _odd_cell(face: Face):
 
     model = face_model(60)
     shaded = _drawn_tile(face, 0.5).astype(np.float32)
-    shaded[36:, 58:] = np.minimum(shaded[36:, 58:], 0.55 * 238)
+    shaded[36:, 58:] = np.minimum(shaded[36:, 58:], shade * 238)
     shaded = cv2.GaussianBlur(shaded, (0, 0), 1.0).astype(np.uint8)
     dark, whites = tile_darkness(shaded[None], 60, 6)
     visible = np.ones((1, 4), bool)
@@ -1226,3 +1226,36 @@ def test_a_cell_without_discs_fitting_near_the_limit_is_a_tile_only_with_its_fac
     assert kind(seed_5314, 9.85) == "tile"  # far ahead
     assert kind(seed_5314, 3.88, {(0, 0): 0.5}) == "tile"  # discs on its sites
     assert kind((0.0019, 0.0104, 0.0094, 0.0029), 3.08) == "tile"  # a looser fit than the rest, not near the limit
+
+
+@pytest.mark.parametrize("face, shade", [(Face("W", "W", "W", "W", big="W", catalyst="1"), 0.65),
+                                         (Face("B", "B", "B", "B", big="B", catalyst="+"), 0.6)])
+def test_a_big_tile_covered_for_one_odd_quadrant_stays_covered(face, shade):
+    """A big micropul's catalyst is told by the ink round its centre (_big_catalysts), which reaches
+    into the quadrant under the finger: a big tile is not read from its other three quadrants (the
+    review of session 13), it stays covered (unknown) until the finger is gone."""
+    from tablecam.vision.micropul import _past_odd_quadrants
+
+    model, verdicts, read = _odd_cell(face, shade)
+    assert verdicts[(0, 0)].kind == "covered" and verdicts[(0, 0)].odd  # the case
+    after, read2, over = _past_odd_quadrants(model, verdicts, [(0, 0)], read, 1.0)
+    assert after[(0, 0)].kind == "covered" and not over and read2 is read
+
+
+def test_a_cell_without_discs_with_one_odd_quadrant_near_the_limit_stays_covered():
+    """The near-limit rule (NEAR_LIMIT_ERROR) drops a cell without discs whose face is not far
+    ahead, but one odd quadrant (a finger) is high by construction: such a cell stays covered, to be
+    read on its other three quadrants by their own margin, not dropped from the board."""
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import _judge, _odd_quadrant
+
+    model = face_model(60)
+    dark, whites = tile_darkness(_drawn_tile(Face(".", "W", ".", "W"), 0.5)[None], 60, 6)
+    visible = np.ones((1, 4), bool)
+    clean = read_faces(model, dark, visible)[0]
+    odd_errors = (0.0019, 0.0115, 0.0021, 0.0025)
+    r = replace(clean, quadrant_error=odd_errors, margin=3.0)
+    assert _odd_quadrant(r, visible[0])  # the case
+    verdict = _judge(model, [r], visible, whites, np.zeros((1, 4), np.float32), np.array([True]), [(0, 0)], {}, 60)
+    assert verdict[(0, 0)].kind == "covered"

@@ -26,6 +26,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from tablecam.rules.enix.lattice import hex_round
+
 from .enix_search import ClassMap, _ids_lut, fill_holes
 
 SIDE_MM = 64.0  # enix.md (model): a regular hexagon, side 64 mm
@@ -327,20 +329,10 @@ def _cell_centre(cell, origin: np.ndarray, angle: float) -> np.ndarray:
 def _hex_round(f: np.ndarray) -> np.ndarray:
     """Nearest lattice cells of fractional axial coordinates (cube rounding)."""
     if len(f) <= 16 and np.isfinite(f).all():
-        # (A few points - a frame's seeds - in Python numbers: round() halves to even as np.round does,
-        # and whole numbers less a float are the float differences: the same cells, without a dozen
-        # numpy calls on arrays of six.)
-        out = []
-        for i, j in f.tolist():
-            k = -i - j
-            ri, rj, rk = round(i), round(j), round(k)
-            di, dj, dk = abs(ri - i), abs(rj - j), abs(rk - k)
-            if di > dj and di > dk:
-                ri = -rj - rk
-            elif dj > dk:
-                rj = -ri - rk
-            out.append((ri, rj))
-        return np.array(out, dtype=int).reshape(-1, 2)
+        # (A few points - a frame's seeds - by the rules' own cube rounding in Python numbers: round()
+        # halves to even as np.round does, and whole numbers less a float are the float differences:
+        # the same cells, without a dozen numpy calls on arrays of six.)
+        return np.array([hex_round(i, j) for i, j in f.tolist()], dtype=int).reshape(-1, 2)
     i, j = f[:, 0], f[:, 1]
     k = -i - j
     ri, rj, rk = np.round(i), np.round(j), np.round(k)

@@ -420,6 +420,9 @@ def fit_edges_many(items: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarra
     out: list[np.ndarray | None] = [None] * len(items)
     work = []  # [index, start, side, float neighbourhood, its offset, corners in it]
     for i, (grey, corners) in enumerate(items):
+        if grey.ndim != 2:
+            # cv2.remap writes its samples into our buffer only for one channel: say so, not garbage.
+            raise ValueError("fit_edges_many needs a single-channel grey image")
         start = np.asarray(corners, dtype=np.float64).reshape(4, 2)
         # Work on a float copy of the marker's neighbourhood only (not the whole frame).
         side = _mean_side(start)

@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 import tablecam.calibration.markers as markers
 from synthetic_table import Scene, view
@@ -463,3 +464,13 @@ def test_a_quads_centre_in_plain_floats_is_numpys():
         for c in cases + [cases[0].tolist()]:
             got, want = markers.quad_centre(c), _session12_quad_centre(c)
             assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def test_the_edge_fit_of_a_colour_image_says_it_needs_grey():
+    """cv2.remap writes into the edge fit's sample buffer only for one channel: a colour image is
+    refused in one sentence, never fitted from uninitialised samples."""
+    from tablecam.calibration.markers import fit_edges_many
+
+    corners = np.array([[20, 20], [60, 20], [60, 60], [20, 60]], np.float64)
+    with pytest.raises(ValueError, match="single-channel"):
+        fit_edges_many([(np.zeros((80, 80, 3), np.uint8), corners)])

@@ -1138,6 +1138,10 @@ def _floor_round(prof: np.ndarray, top: np.ndarray, darkest_median: np.ndarray, 
     return out
 
 
+# Radii within 1 mm either side of a median on the band's 0.5 mm steps: a run of at most five.
+_NEAR_RIM_RUN = int(2 * 1.0 / float(_RADII[1] - _RADII[0])) + 1
+
+
 def _near_rim_min(prof: np.ndarray, at: np.ndarray, darkest_median: np.ndarray) -> np.ndarray:
     """(points, directions): each asked point's (`at`, rows of `prof`) least value over the band's
     radii within 1 mm of its median darkest radius (`darkest_median`, in the band: a radius or the
@@ -1154,7 +1158,7 @@ def _near_rim_min(prof: np.ndarray, at: np.ndarray, darkest_median: np.ndarray) 
     rows = prof.reshape(-1, prof.shape[2])  # (points x radii, directions): a radius's twelve in a row
     row0 = at * prof.shape[1] + _R_BAND.start  # each point's first band radius
     out = None
-    for k in range(5):
+    for k in range(_NEAR_RIM_RUN):
         v = np.take(rows, row0 + np.minimum(lo + k, hi), axis=0)  # (whole rows: one copy each)
         out = v if out is None else np.minimum(out, v, out=out)
     return out

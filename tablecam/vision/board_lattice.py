@@ -239,7 +239,7 @@ def other_fits(points_mm, weights, site: float, fit: LatticeFit, count: int,
         for dv in FALLBACK_SHIFTS:
             origin = fit.lattice.to_mm(np.array([[du * 2 * site, dv * 2 * site]]))[0]
             shifted = Lattice(fit.lattice.angle_deg, (float(origin[0]), float(origin[1])), fit.lattice.pitch_mm)
-            if not any(_same_lattice(shifted, t) for t in known):
+            if not any(same_lattice(shifted, t) for t in known):
                 pool.append((_cost(shifted, p, w, site), shifted))
     out: list[LatticeFit] = []
     for _, lattice in sorted(pool, key=lambda c: c[0]):
@@ -247,7 +247,7 @@ def other_fits(points_mm, weights, site: float, fit: LatticeFit, count: int,
             break
         settled = _settle(lattice, p, w, site, 2, allow_bend)
         # Refined, a candidate may fall back onto a lattice already there.
-        if settled is not None and not any(_same_lattice(settled.lattice, t) for t in known):
+        if settled is not None and not any(same_lattice(settled.lattice, t) for t in known):
             known.append(settled.lattice)
             out.append(settled)
     return out
@@ -270,7 +270,25 @@ def fit_at_angle(points_mm, weights, pitch_mm: float, site: float, angle_deg: fl
     return _settle(lattice, p, w, site, 2, allow_bend)
 
 
-def _same_lattice(a: Lattice, b: Lattice, angle_deg: float = 1.0, units: float = 0.05) -> bool:
+def fit_on(lattice: Lattice, points_mm, weights, site: float) -> LatticeFit:
+    """The marks on the sites of a lattice placed otherwise (the tiles' outlines: a few millimetres
+    off at worst), and the lattice refined on them when two or more sit within INLIER_UNITS of a
+    site and the refined pose stays that close; unbent. The fit always holds the lattice's cells,
+    with or without marks: what the cells look like decides whether it is a board."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    res, cells, signs = _sites(lattice, p, site)
+    near = res < INLIER_UNITS
+    if near.sum() >= 2:
+        refined = _refine(p[near], w[near], cells[near], signs[near], site, lattice)
+        if same_lattice(refined, lattice, 1.0, INLIER_UNITS):
+            lattice = refined
+            res, cells, signs = _sites(lattice, p, site)
+            near = res < TIGHT_UNITS
+    return LatticeFit(lattice, near, cells, res, float(w[near].sum()), Bend(np.zeros((1, 2))))
+
+
+def same_lattice(a: Lattice, b: Lattice, angle_deg: float = 1.0, units: float = 0.05) -> bool:
     """The same cells: about the same angle (mod 90 degrees), origins a whole number of cells apart."""
     if abs((a.angle_deg - b.angle_deg + 45.0) % 90.0 - 45.0) > angle_deg:
         return False

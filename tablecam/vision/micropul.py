@@ -39,7 +39,8 @@ import numpy as np
 from tablecam.calibration.geometry import TableGeometry
 from tablecam.rules.micropul.tiles import Face, face_from_observation, identify
 
-from .board_lattice import TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, other_fits, site_residuals
+from .board_lattice import (TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, fit_on, other_fits, same_lattice,
+                            site_residuals)
 from .colour_blobs import blobs_in_regions, colourfulness
 from .face_down import find_face_down
 from .micropul_faces import (BLUR_MM, QUADRANTS, TEMPLATE_NAMES, FaceModel, FaceReading, _quadrant_slice, alignment,
@@ -202,7 +203,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         # or without a tile of two discs when it reads more faces than a small board shows: under a
         # hand the discs in view are few (seed 6485: six tiles read, one disc spot among them), and
         # a pale table's cell beside a real tile (seed 5133) is one or two.
-        angle = _outline_angle(search, spots_mm, strength, tile)
+        outline = _outline(search, spots_mm, strength, tile)
+        angle = None if outline is None else outline[0]
         if angle is not None and abs((angle - best[0].angle_deg + 45.0) % 90.0 - 45.0) > OUTLINE_DISAGREES_DEG:
             other = fit_at_angle(spots_mm, strength, tile, SITE, angle, allow_bend=settings.profile is None)
             if other is not None:
@@ -211,6 +213,9 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                 if _more_tiles(reading, best) and (_tile_with_discs(reading[4], other, strength)
                                                    or _board_score(reading)[0] > FEW_TILES):
                     best = reading
+        if outline is not None and _board_score(best)[0] <= FEW_TILES:
+            best = _outline_placed(best, outline, frame, fix, search, spots_mm, strength, state, settings, model,
+                                   light)
     lattice, cells, parts, stone_cells, verdicts, support, remembered = best
     if parts:
         # The photo's sharpness is one: a cell that only fits with much more blur than the tiles
@@ -286,6 +291,43 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         obs["tiles"].append({"center_mm": [round(fd.centre_mm[0], 2), round(fd.centre_mm[1], 2)], "rotation": 0,
                              "quadrants": None, "big": None, "catalyst": None, "face_down": True, "index": None})
     return obs
+
+
+def _outline_placed(best, outline, frame, fix, search, spots_mm, strength, state, settings, model, light):
+    """`best`, or the board read on the lattice the tiles' outlines place (angle and phase), when that
+    reads more tiles with a face and they are clear (_clear_outline_board). With two to four tiles
+    under a hand the marks are a handful and their lattice can be turned or shifted away from the
+    tiles even at the outlines' angle (seeds 5133, 5618, 7158: no board found)."""
+    tile = settings.tile_mm
+    placed = _outline_lattice(search, outline, tile)
+    if placed is None or same_lattice(placed, best[0], 1.0, OUTLINE_SAME_UNITS):
+        return best
+    fit = fit_on(placed, spots_mm, strength, SITE)
+    # The marks did not choose this lattice: a lone faint spot near one of its sites is as likely
+    # chance (seed 5133: a finger's edge on a white table beside a tile, 0.17, made a covered tile
+    # there). Only spots of two spots' worth make a cell a tile the reading must account for.
+    strong = replace(fit, inliers=fit.inliers & (strength >= WEAK_SUPPORT))
+    reading = _read_lattice(frame, fix, search, fit.lattice, strong, spots_mm, strength, state, settings, model,
+                            light)
+    if _more_tiles(reading, best) and _clear_outline_board(reading, fit, strength, model):
+        return reading
+    return best
+
+
+OUTLINE_SAME_UNITS = 0.15  # the outlines place edges within 0.1 of a side: a lattice this near is the same board
+
+
+def _clear_outline_board(reading, fit, strength: np.ndarray, model: FaceModel) -> bool:
+    """Every tile read with a face on the outlines' lattice shows a disc spot on one of its sites and
+    its face by far (NEAR_LIMIT_MARGIN, a big micropul over every face but its twin): the lattice
+    comes from straight edges, which a hand's or a table's edges can make too, so its tiles must
+    show the print themselves. The tiles these boards lost showed one or two spots each, 5.5-125
+    ahead (seeds 5133, 5618, 7158)."""
+    marked = {tuple(c) for c in fit.cells[fit.inliers & (strength >= MIN_SPOT)].tolist()}
+    scale = (model.side_px / 60.0) ** 2
+    faced = [(c, v) for c, v in reading[4].items() if v.kind == "tile" and v.face is not None]
+    return bool(faced) and all(c in marked and _tile_margin(model, v.reading) >= NEAR_LIMIT_MARGIN * MIN_MARGIN * scale
+                               for c, v in faced)
 
 
 MAX_GROWTH_ROUNDS = 12
@@ -473,6 +515,7 @@ OUTLINE_LINES = 20  # the strongest lines vote
 # The box the outlines are looked for in holds the marks this near the strongest only: a speck far
 # off widened it to 200 x 330 mm (seed 6485), where a hand's long edges outvoted the tiles'.
 OUTLINE_BOX_MM = 90.0
+OUTLINE_SPECK_SHARE = 0.5  # of the heaviest marks' weight within reach: less, a lone strongest mark is a speck
 OUTLINE_PAPER_PX = 2  # an edge counts within this many pixels of paper: tiles' sides and gaps have paper beside
 OUTLINE_PITCH_MM = 2.0  # two parallel outlines a whole number of tiles apart, give or take this
 OUTLINE_PITCHES = (1, 2, 3)
@@ -486,12 +529,29 @@ def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
     of them lie a whole number of tiles apart: tiles' sides and the gaps between tiles, whatever
     the marks say; None without such edges. Wood grain, a cloth's weave and a hand's edges on the
     table have no paper beside them; a finger's edges over a tile do, but are not a tile apart."""
+    found = _outline(search, spots_mm, strength, tile_mm)
+    return None if found is None else found[0]
+
+
+def _outline(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
+             tile_mm: float = TILE_MM) -> tuple[float, np.ndarray, tuple, tuple] | None:
+    """_outline_angle's angle, the Hough lines (rho, theta) it came from, the most voted first, the
+    top left corner of the box they were found in and its middle (search px)."""
     keep = strength >= MIN_SPOT
     marks = spots_mm[keep]
     if len(marks) == 0:
         return None
-    strongest = marks[int(np.argmax(strength[keep]))]
-    marks = marks[np.hypot(*(marks - strongest).T) <= OUTLINE_BOX_MM]
+    # Around the strongest mark, unless it is alone within reach and the marks around another weigh
+    # more than twice as much: a speck on a pale table 150 mm off outweighed every disc of a board by
+    # a hair, and the box held it alone (seed 7358, no board found). (Around the heaviest marks always,
+    # or whenever they weigh twice the strongest's, turned the angle wrong on more frames of 5000-5399
+    # and 7000-7399 than it mended: 6 against 4, 1 against 3; alone, none against 1.)
+    near = np.hypot(marks[:, None, 0] - marks[None, :, 0], marks[:, None, 1] - marks[None, :, 1]) <= OUTLINE_BOX_MM
+    reach = near @ strength[keep]
+    centre = int(np.argmax(strength[keep]))
+    if near[centre].sum() == 1 and reach[centre] < OUTLINE_SPECK_SHARE * reach.max():
+        centre = int(np.argmax(reach))
+    marks = marks[near[centre]]
     px = search.mm_to_px(marks)
     pad = OUTLINE_REACH_MM * search.ppm
     h, w = search.grey.shape
@@ -525,8 +585,50 @@ def _outline_angle(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
         near = np.abs(off) <= OUTLINE_PARALLEL_DEG
         angle = float(top - 45 + off[near].mean()) if near.any() else float(top - 45)
         if _tiles_apart(lines, angle, search.ppm * tile_mm, search.ppm * OUTLINE_PITCH_MM):
-            return angle
+            return angle, lines, (x0, y0), ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
     return None
+
+
+def _lines_mm(search: _Search, lines: np.ndarray, corner: tuple[int, int], middle: tuple[float, float]) -> np.ndarray:
+    """Hough lines (rho, theta) of a box whose top left is `corner` (search px) -> (N, 4) table mm:
+    the unit normal and the point of the line nearest `middle` (search px). Near the tiles: a line
+    a degree off an axis drifts along it by 7 mm over 400 mm. The search image is the table scaled
+    (mm_to_px has no turn), so the normal keeps its direction."""
+    normal = np.stack([np.cos(lines[:, 1]), np.sin(lines[:, 1])], axis=1).astype(np.float64)
+    m = np.asarray(middle, np.float64) - np.asarray(corner, np.float64)
+    nearest = m + normal * (lines[:, :1] - (normal * m).sum(axis=1, keepdims=True))
+    return np.column_stack([normal, search.px_to_mm(nearest + np.asarray(corner, np.float64))])
+
+
+# The lines near the outline angle are the tiles' sides and the gaps between them: on the tuning
+# frames where the marks' lattice was turned or shifted (5133, 5618, 6293, 5650, 5348) 92-100 % of
+# their votes lay within 0.1 of a side from a cell's edge (3 mm). They must agree about that well on
+# where the edges are (the mean resultant of their phases on the unit circle) to place the lattice.
+OUTLINE_PHASE_AGREEMENT = 0.8
+
+
+def _outline_lattice(search: _Search, outline: tuple, tile_mm: float) -> Lattice | None:
+    """The lattice at the outline angle whose cell edges lie on the outline lines (_outline) along
+    both of its axes, or None when either axis has no such line or they disagree on the phase."""
+    angle_deg, lines, corner, middle = outline
+    lines_mm = _lines_mm(search, lines, corner, middle)
+    a = math.radians(angle_deg)
+    axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    origin = np.zeros(2)
+    for axis in axes:
+        cos_off = lines_mm[:, :2] @ axis  # the line runs across this axis when its normal lies along it
+        across = np.abs(cos_off) >= math.cos(math.radians(OUTLINE_PARALLEL_DEG))
+        if not across.any():
+            return None
+        # Where the line crosses the axis near the tiles: an edge between cells, half a cell from a centre.
+        along = lines_mm[across, 2:] @ axis
+        phase = np.exp(2j * np.pi * (along / tile_mm - 0.5))
+        weight = 1.0 / (1.0 + 0.1 * np.nonzero(across)[0])  # the most voted lines count most (as the angle's)
+        mean = (weight * phase).sum() / weight.sum()
+        if abs(mean) < OUTLINE_PHASE_AGREEMENT:
+            return None
+        origin += axis * tile_mm * (np.angle(mean) / (2 * np.pi))
+    return Lattice(float(angle_deg), (float(origin[0]), float(origin[1])), tile_mm)
 
 
 def _paper_pixels(search: _Search, box) -> np.ndarray | None:

@@ -831,10 +831,10 @@ def test_the_lattices_tried_when_the_cheapest_shows_no_tile_include_the_board():
     assert 0 < len(others) <= FALLBACK_LATTICES
     assert any(_on_cell_centres(o.lattice, SEED_6083_TILES) for o in others)
     # None of them is the fit's own lattice (read already), nor two the same.
-    from tablecam.vision.board_lattice import _same_lattice
+    from tablecam.vision.board_lattice import same_lattice
 
     lattices = [fit.lattice, *fit.alternatives, *(o.lattice for o in others)]
-    assert not any(_same_lattice(a, b) for i, a in enumerate(lattices) for b in lattices[i + 1:])
+    assert not any(same_lattice(a, b) for i, a in enumerate(lattices) for b in lattices[i + 1:])
 
 
 def _two_tiles_on_a_table(angle: float, ppm: float = 1.2, size: int = 300):
@@ -875,6 +875,37 @@ def test_the_tiles_outlines_give_the_boards_angle_whatever_the_discs_say():
     assert _outline_angle(search, spots, np.zeros(len(spots))) is None  # no disc spot: no board
 
 
+def test_the_tiles_outlines_place_the_lattice_where_the_discs_would_shift_it():
+    # Session 14 (seeds 5133, 5618): with a handful of disc spots the lattice fitted even at the
+    # outlines' angle can sit a disc's place off the tiles. The outlines' own lines lie on the
+    # tiles' edges along both axes: they give the phase too, wherever the discs are.
+    from types import SimpleNamespace
+
+    from tablecam.vision.board_lattice import Lattice
+    from tablecam.vision.micropul import MIN_SPOT, _outline, _outline_lattice
+
+    angle = 17.8
+    img, spots = _two_tiles_on_a_table(angle)
+    # The tiles' paper without their rings: a thin black ring on white makes straight Hough lines of
+    # its own in a drawing (the printed ones, blurred and grey, did not on the renders).
+    img[img == 40] = 235
+    search = SimpleNamespace(**vars(_grey_search(img)), px_to_mm=lambda px: np.asarray(px) / 1.2)
+    outline = _outline(search, spots, np.full(len(spots), 2 * MIN_SPOT))
+    got = _outline_lattice(search, outline, 30.0)
+    assert got is not None and abs((got.angle_deg - angle + 45.0) % 90.0 - 45.0) < 1.0
+    centres = np.array([(120.0, 110.0), (120.0, 110.0) + Lattice(angle, (0.0, 0.0), 30.0).rotation @ (0.0, 30.0)])
+    units = got.to_units(centres)
+    assert np.abs(units - np.round(units)).max() < 0.06  # within 2 mm of the tiles' centres
+    # Lines that do not agree on where the edges are place nothing: with every other line moved by
+    # half a tile, their phases cancel.
+    lines = outline[1]
+    across = np.abs(((np.degrees(lines[:, 1]) - angle) + 45.0) % 90.0 - 45.0) <= 1.5
+    assert across.sum() >= 2
+    shifted = lines.copy()
+    shifted[1::2, 0] += 15.0 * 1.2  # every other line half a tile off: the phases cancel
+    assert _outline_lattice(search, (outline[0], shifted, outline[2], outline[3]), 30.0) is None
+
+
 def test_a_speck_far_off_and_a_hands_edge_there_do_not_turn_the_outlines():
     # Seed 6485: a faint speck 200 mm from the board widened the box the outlines were looked for
     # in, and a hand's long straight edges there outvoted the tiles' sides (41 degrees off).
@@ -886,6 +917,19 @@ def test_a_speck_far_off_and_a_hands_edge_there_do_not_turn_the_outlines():
         cv2.rectangle(img, (300, 190 + offset), (540, 196 + offset), 200, -1)
     speck = np.array([[350.0, 200.0]])
     weights = np.r_[np.full(len(spots), 4 * MIN_SPOT), MIN_SPOT]
+    got = _outline_angle(_grey_search(img), np.r_[spots, speck], weights)
+    assert got is not None and abs((got - angle + 45.0) % 90.0 - 45.0) < 1.0
+
+
+def test_a_lone_speck_stronger_than_the_discs_does_not_hide_the_outlines():
+    # Seed 7358: a speck on a pale table 150 mm from the board outweighed its strongest disc by a hair;
+    # the outlines were looked for around the speck alone and none was found (no board).
+    from tablecam.vision.micropul import MIN_SPOT, _outline_angle
+
+    angle = 17.0
+    img, spots = _two_tiles_on_a_table(angle, size=560)
+    speck = np.array([[350.0, 330.0]])
+    weights = np.r_[np.full(len(spots), 2 * MIN_SPOT), 2 * MIN_SPOT + 0.01]
     got = _outline_angle(_grey_search(img), np.r_[spots, speck], weights)
     assert got is not None and abs((got - angle + 45.0) % 90.0 - 45.0) < 1.0
 

@@ -20,7 +20,8 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    or for a lit coloured top at 5-6 mm, inside the blur of the tile; so too for a black top with
    brighter surroundings all round, where a source's ring or a lit tile blurs into its rim and
    nothing else was read near that peak; for a lit top the sensor clipped, a flank of its pawn
-   colour in shade). A dark body against bright surroundings is a black or brown pawn; against
+   colour in shade; for a lit white top whose rim takes in a blurred tile, a flank of its top in
+   shade when it is dark and falls to half at one distance all round). A dark body against bright surroundings is a black or brown pawn; against
    the cap, brightness is the brightest channel and the directions facing the cap are let be
    (`_beside_cap`). The patches are stacked (`_Stack`) so that every patch's candidates are
    checked in one numpy pass;
@@ -31,7 +32,8 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    name another colour's pawn could show too is null, never a guess (`_unsure`: a colour mostly the
    lamp's white, a clipped top whose flank is not that colour in shade, a grey read black on a dome);
 4. no pawn is a reading whose colour goes on past its rim (a finger; but for the white pawn, which
-   stands on a source's white) - in two neighbouring directions just past it, or joined to it
+   stands on a source's white, and the sources' white past a lit colour clipped in glare) - in two
+   neighbouring directions just past it, or joined to it
    anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
    one whose rim is as bright as its top somewhere (the source's ring going on), a black one
    inside a dark band through it (a hand's shadow; dark in every channel: the blue tile is not),
@@ -361,6 +363,10 @@ def _refined(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, ox: np.
     black = domed[unread[domed] & ~needs_dark.ravel()[domed] & clear_black[domed]]
     if len(black):
         rim_ok[black] = _black_flank(stack.bgr, pk[black], ix[black], iy[black], top_of[black])
+    # A white pawn whose rim takes in a coloured tile's blur (`_white_flank`): likewise.
+    pale = domed[unread[domed] & ~needs_dark.ravel()[domed] & ~rim_ok[domed]]
+    if len(pale) and white is not None:
+        rim_ok[pale] = _white_flank(stack, pk[pale], ix[pale], iy[pale], top_of[pale], white)
     lit = np.flatnonzero(rim_ok & needs_lit)  # (domed points all: rim_ok is set of those alone)
     if len(lit):
         rim_ok[lit] = _lit_or_clear_white(stack.lum, pk[lit], ix[lit], iy[lit], top_of[lit], white)
@@ -481,6 +487,15 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     goes_on = _goes_on(beyond)
     tops = _top_colours(stack.bgr, k, x, y)
     best, res, wash = _colour_fits(tops, refs)
+    lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
+    # A lit coloured top's colour is not going on where the sources' white lies past its rim: that
+    # is the print, and no finger (`_white_beyond`). Asked only of such tops that would be refused so.
+    lit_best = (lin_refs[best] >= DARK_BODY_REF) & (best != (-1 if white is None else white))
+    ask = np.flatnonzero(goes_on & lit_best & (res[np.arange(len(k)), best] < NAMED_RESIDUAL))
+    if len(ask):
+        own = beyond[ask].copy()
+        own[_white_beyond(stack.bgr, k[ask], x[ask], y[ask])] = np.inf
+        goes_on[ask] = _goes_on(own)
     # Only a white reading is asked whether its rim is as bright somewhere (it fits white best).
     rim_over_top = np.zeros(len(k), np.float32)
     if white is not None:
@@ -493,7 +508,6 @@ def _pawns_in_patches(stack: _Stack, names, refs, tiles: np.ndarray | None = Non
     # source's white or the solar tile, a brown pawn's top is too dull for a dome; 4600-4842: three
     # missed so) - brown only when its top is clearly brown: a finger's shaded edge in a hand's
     # shadow is a dull brown too (fits 0.12 where those pawns fit 0.05 at most).
-    lin_refs = srgb_to_linear(np.asarray(refs, np.float32)).max(axis=1)
     black_refs, dark_refs = lin_refs < DARK_REF, lin_refs < DARK_BODY_REF
     # Only a black reading is asked whether it lies in a dark band (a top read black fits black best).
     strip = np.zeros(len(k), bool)
@@ -752,6 +766,18 @@ def _beyond_rim_fits(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarra
     # Each point's twelve directions against its own top.
     return fit_residuals(beyond.reshape(-1, 3), np.repeat(top, beyond.shape[1], axis=0), k_range=(0.3, 1.5),
                          w_max=0.0, paired=True).reshape(n, -1)
+
+
+def _white_beyond(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point of the padded stack and direction (points, 12): whether the colour just beyond a
+    pawn's rim (CONTINUE_RADII, as `_beyond_rim_fits` reads it) is the sources' white in some shade
+    (PRINT_WHITE within SAME_COLOUR, no white added). A lit pawn in glare has its top clipped to
+    near white (a pink one reads (255, 214, 255)), which the source's white ring past its rim then
+    fits as if its colour went on (tuning seed 6447: 0.059 in two neighbouring directions, against
+    SAME_COLOUR 0.06). A finger going on is skin, not the print's white."""
+    beyond = _median(_spokes(bgr, k, x, y, CONTINUE_RADII, READ_PX_PER_MM).astype(np.float32))  # (points, dirs, 3)
+    res = fit_residuals(beyond.reshape(-1, 3), np.array([PRINT_WHITE], np.float32), k_range=(0.3, 1.5), w_max=0.0)
+    return (res[:, 0] < SAME_COLOUR).reshape(len(k), -1)
 
 
 def _goes_on(beyond: np.ndarray) -> np.ndarray:
@@ -1302,6 +1328,37 @@ def _pawn_flank(bgr: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, to
         res = fit_residuals(np.concatenate([flank, flank]), np.concatenate([refs[at], tiles[at]]).astype(np.float32),
                             k_range=(0.0, 1.0), w_max=0.0, paired=True)[:, 0].reshape(2, -1)
         out[at] = (res[0] < CLIPPED_FLANK_FIT) & (res[1] >= MAX_COLOUR_RESIDUAL)
+    return out
+
+
+WHITE_FLANK_TOP = 0.1  # a lit top (CLEAR_WHITE_LUM) the white pawn explains this well...
+WHITE_FLANK_RIM = DARK_RIM  # ... with its rim darker than this share of it in every direction
+
+
+def _white_flank(stack: _Stack, k: np.ndarray, x: np.ndarray, y: np.ndarray, tops: np.ndarray,
+                 white: np.ndarray) -> np.ndarray:
+    """Per point (its top's colour `tops`): whether a lit white top whose rim (5.5-7.5 mm) is not
+    that top in shade is still the white pawn's: its rim is darker than the top in every direction
+    (WHITE_FLANK_RIM), its brightness falls to half at one distance all round (`_half_round`), and
+    its flank 5-6 mm out is the top in shade (`_shaded_tops`). Blurred (a wide lens, a soft focus),
+    a white pawn's rim takes in the tile round it, and on the yellow tile is no longer grey (tuning
+    seed 6411: rim 0.36 from the top in shade, flank 0.20). A stretch of ray between the source's
+    ring and a path point is white, dark at both ends and its flank is its top in shade too, but it
+    falls to half at a ray's width across and farther along (tuning seeds 4200-4239 and 6300-6599:
+    no other point asked so falls to half in more than 11 directions). The brightness measures are
+    taken first, of the lit tops alone: the colour fits, costlier, only of the few still round."""
+    out = np.zeros(len(k), bool)
+    at = np.flatnonzero(_luminance(tops) >= CLEAR_WHITE_LUM)
+    if len(at):
+        prof = _spokes(stack.lum, k[at], x[at], y[at], tuple(_RADII), READ_PX_PER_MM)
+        top = prof[:, _R_TOP].reshape(len(at), -1).mean(axis=1)
+        dark = _mean_over_radii(prof[:, _R_RIM]).max(axis=1) < WHITE_FLANK_RIM * np.maximum(top, 1e-6)
+        band = prof[dark][:, _R_BAND]
+        at = at[dark][_half_round(band, top[dark], _extreme_over_radii(band, np.minimum)) >= len(_ANGLES)]
+    if len(at):
+        at = at[fit_residuals(tops[at], np.asarray(white, np.float32)[None])[:, 0] < WHITE_FLANK_TOP]
+    if len(at):
+        out[at] = _shaded_tops(_ring_colour(stack.bgr, k[at], x[at], y[at], _INNER_RIM_RING), tops[at])
     return out
 
 

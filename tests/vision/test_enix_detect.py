@@ -879,3 +879,26 @@ def test_a_card_of_a_hidden_tiles_colour_off_the_layout_is_not_that_tile():
         assert all(math.dist(tiles[e], c) < 3.0 for e, c in whole.items()), tiles
     assert "solar" not in found(True)
     assert math.dist(found(False)["solar"], part) < 15.0
+
+
+def _pawn_read_at(seed: int, colour: str) -> list:
+    """The colours read within the bench's match distance of seed's true pawn of `colour` (full size)."""
+    scene = render_scene("enix", seed)
+    obs = detect(scene.image, profile=scene.profile)
+    (truth,) = [p for p in scene.truth["pawns"] if p["colour"] == colour]
+    return [p["colour"] for p in obs["pawns"] if math.dist(p["center_mm"], truth["center_mm"]) <= 7.0]
+
+
+def test_a_lit_pawn_clipped_in_glare_beside_the_sources_white_ring_is_found():
+    """Tuning seed 6447: a pink pawn in strong glare on the solar tile's ring reads (255, 214, 255),
+    which the source's white just past its rim fitted within SAME_COLOUR in two neighbouring
+    directions: its colour 'went on' as a finger's does, and it was dropped (`_white_beyond`)."""
+    assert _pawn_read_at(6447, "pink") == ["pink"]
+
+
+def test_a_blurred_white_pawn_on_the_yellow_tile_is_found_by_its_flank():
+    """Tuning seed 6411 (a wide lens, 1.45 px blur): a white pawn beside the cap on the solar tile
+    has its rim 5.5-7.5 mm out blurred with the yellow, no longer its top in shade; its flank 5-6 mm
+    out still is, its rim is darker than its top all round, and it falls to half at one distance
+    all round, which a stretch of ray between two dark outlines does not (`_white_flank`)."""
+    assert _pawn_read_at(6411, "white") == ["white"]

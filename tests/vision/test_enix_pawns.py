@@ -1068,3 +1068,25 @@ def test_a_patch_pixel_to_mm_in_python_numbers_is_numpys():
             px, py = float(round(px)), float(round(py))
         angle = float(rng.choice([0.0, rng.uniform(-180, 180)]))
         assert pm._patch_to_mm(centre, px, py, angle) == numpy_way(centre, px, py, angle)
+
+
+def test_the_sources_white_past_a_rim_is_the_print_a_fingers_skin_is_not():
+    """A lit pawn clipped near white in glare fits the source's white ring past its rim as its own
+    colour going on (tuning seed 6447: a pink pawn dropped as a finger; the end-to-end case is in
+    test_enix_detect.py); that white is the print (`_white_beyond`), a pale finger's skin is not, so
+    a fingertip's colour still goes on."""
+    from tablecam.vision.enix_pawns import _white_beyond
+
+    x, y, r = 92, 92, int(8 * READ_PX_PER_MM)
+    one, at = np.zeros(1, np.intp), (np.array([x]), np.array([y]))
+    ring = _pawn_patch((0, 200, 245), (255, 214, 255), (x, y))  # a clipped pink pawn on the yellow tile...
+    cv2.rectangle(ring, (x + r + 2, 0), (183, 183), (230, 228, 226), -1)  # ... the source's white (in shade) on its right
+    white = _white_beyond(_stack([ring]).bgr, one, *at)[0]
+    right = np.cos(np.radians(np.arange(12) * 30.0 + 15.0)) > 0.9  # the two directions 15 deg either side of it
+    assert white[right].all() and not white[~right].any()
+    skin = (190, 210, 240)
+    finger = np.empty((184, 184, 3), np.uint8)
+    finger[:] = (150, 60, 120)
+    cv2.circle(finger, (x, y), r, skin, -1)
+    cv2.rectangle(finger, (x, y - r), (183, y + r), skin, -1)
+    assert not _white_beyond(_stack([finger]).bgr, one, *at).any()

@@ -546,12 +546,12 @@ def _outline(search: _Search, spots_mm: np.ndarray, strength: np.ndarray,
     # a hair, and the box held it alone (seed 7358, no board found). (Around the heaviest marks always,
     # or whenever they weigh twice the strongest's, turned the angle wrong on more frames of 5000-5399
     # and 7000-7399 than it mended: 6 against 4, 1 against 3; alone, none against 1.)
-    near = np.hypot(marks[:, None, 0] - marks[None, :, 0], marks[:, None, 1] - marks[None, :, 1]) <= OUTLINE_BOX_MM
-    reach = near @ strength[keep]
+    close = np.hypot(marks[:, None, 0] - marks[None, :, 0], marks[:, None, 1] - marks[None, :, 1]) <= OUTLINE_BOX_MM
+    reach = close @ strength[keep]
     centre = int(np.argmax(strength[keep]))
-    if near[centre].sum() == 1 and reach[centre] < OUTLINE_SPECK_SHARE * reach.max():
+    if close[centre].sum() == 1 and reach[centre] < OUTLINE_SPECK_SHARE * reach.max():
         centre = int(np.argmax(reach))
-    marks = marks[near[centre]]
+    marks = marks[close[centre]]
     px = search.mm_to_px(marks)
     pad = OUTLINE_REACH_MM * search.ppm
     h, w = search.grey.shape

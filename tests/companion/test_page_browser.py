@@ -186,3 +186,20 @@ def test_a_correction_with_the_pin_survives_a_server_restart_and_can_be_undone(p
     entry.locator("button.undo").click()
     page.wait_for_selector("#history li.undone:has-text('Counts corrected for Finn')")
     assert "Reserve 0" in page.locator("#players .player").nth(1).inner_text()
+
+
+def test_the_players_counts_show_when_the_games_script_arrives_after_the_first_state(page, running):
+    """A tablet on a slow link may get the state before micropul's script: the players must still
+    show their hand and reserve counts, not only their names and scores until the next change."""
+    hold_the_demo_still(running.server)
+    open_page(page, running)
+    new_game(page, running, ("Gil", "Hana"))
+
+    def late(route):
+        time.sleep(0.8)  # the state (asked for by app.js) is answered well before this script
+        route.continue_()
+
+    page.route("**/static/games/micropul.js*", late)
+    open_page(page, running)
+    hana = page.locator("#players .player").nth(1)
+    assert "Hana" in hana.inner_text() and "Reserve 0" in hana.inner_text()

@@ -309,8 +309,13 @@ function connect() {
 
 applyTheme();
 applyLabels();
-fetch("/api/state").then((r) => r.json()).then((s) => render(s)).catch(() => { $("offline").hidden = false; });
-connect();
+// The games' scripts come after this one: the first state is asked for once they have all run, or a
+// state that arrived first would be drawn without its game's part (no hand or reserve counts) until
+// the next change.
+document.addEventListener("DOMContentLoaded", () => {
+  fetch("/api/state").then((r) => r.json()).then((s) => render(s)).catch(() => { $("offline").hidden = false; });
+  connect();
+});
 // The MJPEG stream never ends loading: start it after the page's load so "load" still fires.
 window.addEventListener("load", () => { $("live").src = "/stream.mjpg"; });
 // Until the first picture arrives the frame says so (a black box looks broken).

@@ -1269,7 +1269,8 @@ def test_a_cell_without_discs_fitting_near_the_limit_is_a_tile_only_with_its_fac
     assert kind(seed_5314, 3.88) == "none"
     assert kind(seed_5314, 9.85) == "tile"  # far ahead
     assert kind(seed_5314, 3.88, {(0, 0): 0.5}) == "tile"  # discs on its sites
-    assert kind((0.0019, 0.0104, 0.0094, 0.0029), 3.08) == "tile"  # a looser fit than the rest, not near the limit
+    # A looser fit than the rest, not near the limit (three quarters of it since session 15: 0.009).
+    assert kind((0.0019, 0.0088, 0.0080, 0.0029), 3.08) == "tile"
 
 
 @pytest.mark.parametrize("face, shade", [(Face("W", "W", "W", "W", big="W", catalyst="1"), 0.65),
@@ -1303,3 +1304,52 @@ def test_a_cell_without_discs_with_one_odd_quadrant_near_the_limit_stays_covered
     assert _odd_quadrant(r, visible[0])  # the case
     verdict = _judge(model, [r], visible, whites, np.zeros((1, 4), np.float32), np.array([True]), [(0, 0)], {}, 60)
     assert verdict[(0, 0)].kind == "covered"
+
+
+def _clean_reading(face: Face):
+    """A drawn tile of `face` read by the model: (model, reading, whites, visible)."""
+    model = face_model(60)
+    dark, whites = tile_darkness(_drawn_tile(face, 0.5)[None], 60, 6)
+    visible = np.ones((1, 4), bool)
+    return model, read_faces(model, dark, visible)[0], whites, visible
+
+
+def _judged(model, r, whites, visible, support: dict):
+    from tablecam.vision.micropul import _judge
+
+    return _judge(model, [r], visible, whites, np.zeros((1, 4), np.float32), np.array([True]), [(0, 0)], support,
+                  60)[(0, 0)]
+
+
+def test_a_cell_without_discs_fitting_at_three_quarters_of_the_limit_must_be_far_ahead():
+    """Session 15 (seed 7052): a tile in a hand's shadow beside a stone that was not found read a
+    one-dot as a ring, 1.68 ahead with its worst quadrant at 0.0105 (the old near-limit rule began
+    at 0.0108). Without a disc spot such a reading is no tile; with one, it stays a tile."""
+    from dataclasses import replace
+
+    model, clean, whites, visible = _clean_reading(Face("1", ".", "W", "W"))
+    r = replace(clean, quadrant_error=(0.0013, 0.0105, 0.0068, 0.0033), margin=1.68)
+    assert _judged(model, r, whites, visible, {}).kind == "none"
+    assert _judged(model, r, whites, visible, {(0, 0): 0.6}).kind == "tile"  # discs on its sites
+    far = replace(r, margin=8.9)  # the tiles without discs read right so loosely were 5.3-8.9 ahead
+    assert _judged(model, far, whites, visible, {}).kind == "tile"
+
+
+def test_a_big_micropul_without_discs_barely_ahead_of_small_faces_is_no_tile():
+    """Session 15 (seed 7921): the grey table in a hand's soft shadow fitted a big white ring at the
+    widest blur, 5.7 ahead of every small face (the 1478 big tiles read right without a disc spot
+    were 25 and more ahead): an invented tile. A big micropul's print is a ring across the tile."""
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import _not_big_of, _tile_margin
+
+    face = Face("W", "W", "W", "W", big="W", catalyst="+")
+    model, clean, whites, visible = _clean_reading(face)
+    assert clean.face == face and _tile_margin(model, clean) > 25  # the drawn tile reads far ahead
+    assert _judged(model, clean, whites, visible, {}).kind == "tile"
+    errors = clean.face_errors.copy()
+    errors[_not_big_of(model, "W")] = clean.error + 5.7  # every small face 5.7 behind
+    faint = replace(clean, face_errors=errors)
+    assert _tile_margin(model, faint) == pytest.approx(5.7, abs=1e-3)
+    assert _judged(model, faint, whites, visible, {}).kind == "none"
+    assert _judged(model, faint, whites, visible, {(0, 0): 0.6}).kind == "tile"  # discs on its sites

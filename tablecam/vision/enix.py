@@ -37,7 +37,7 @@ from tablecam.errors import UserError
 from tablecam.rules.enix.energies import DEFAULT_RAYS
 
 from .enix_cards import read_cards
-from .enix_hexes import APOTHEM_MM, HexFit, find_hexes, hexagons_mask
+from .enix_hexes import APOTHEM_MM, PITCH_MM, HexFit, find_hexes, hexagons_mask
 from .enix_pawns import CAP_MM, PAWN_MM, find_cap, find_pawns, pawn_palette, tile_patches
 from .enix_rays import ALONG_MM, SOURCE_MM, SideReading, match_turns, read_sides_many, sample_points_many
 from .enix_search import class_map, find_card_blobs
@@ -65,6 +65,15 @@ SOURCE_STEP_MM = 0.5
 # not seen (the cap or a crowd of pawns on it, a hand) and the map's centre stays (5200-5299: a
 # source under the cap or five pawns scores 0.01-0.09, a clear one 0.2-1).
 MIN_SOURCE_CONTRAST = 0.15
+# Sources that set the tiles' angle (_turned_by_sources): both this clear (a source 8 mm off its
+# tile, on a ring-like white under a hand, scored 0.154; steps between sources of 0.2 and more are
+# within 0.74 degrees), a pitch apart within STEP_SLACK_MM (all such steps there: within 2 mm)...
+MIN_STEP_CONTRAST = 0.2
+STEP_SLACK_MM = 3.0
+# ... and the lattice's angle kept only as a check: a source angle farther than this from it is a
+# disagreement (after the outlines' check of enix_hexes, the lattice is within 2.1 degrees on those
+# 840 frames).
+MAX_SOURCE_TURN = 4.0
 RAY_REACH_MM = float(ALONG_MM[-1]) + 1.0  # past the farthest ray sample from a tile's centre (its axis)
 
 
@@ -160,9 +169,13 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
         before = _last_rotations(state)
         covers = [(p.centre, PAWN_MM / 2 + 1.5) for p in pawns] + ([(cap, CAP_MM / 2 + 1.5)] if cap else [])
         # (The pawns and the cards keep the map's centres: only the tiles' own readings move.)
-        ordered = sorted(_on_sources(view, hexes), key=lambda h: energies.index(h.energy))
+        placed, turned = _turned_by_sources(_sources(view, hexes))
+        if turned is None:
+            warnings.append("the tiles' sources and outlines disagree on how the layout is turned (a hand over it?): "
+                            "rotations shown as null")
+        ordered = sorted(placed, key=lambda h: energies.index(h.energy))
         for h, reading in zip(ordered, _ray_readings(view, ordered, covers)):
-            entry, note = _read_hex(h, reading, table[h.energy], before.get(h.energy))
+            entry, note = _read_hex(h, reading, table[h.energy], before.get(h.energy), turned is not None)
             obs["hexes"].append(entry)
             if note:
                 warnings.append(note)
@@ -185,12 +198,45 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
 
 
 def _on_sources(view: TableView, hexes: list[HexFit]) -> list[HexFit]:
-    """The tiles, each centred on its source where the raw frame shows it: the coarse map's centre
-    is 1-2 mm off (its pixel is 2 mm), and a tile partly under a hand is placed by its lattice cell
-    and what colour shows, several mm off at times. Within SOURCE_REACH_MM of the map's centre, the
-    place where the source's white ring is brightest against its dark edge (both as mean
-    whiteness over their annuli: pawns standing on the ring only dim it) is taken, when that
-    contrast reaches MIN_SOURCE_CONTRAST."""
+    """The tiles, each centred on its source where the raw frame shows it (_sources)."""
+    return [h for h, _ in _sources(view, hexes)]
+
+
+def _turned_by_sources(placed: list[tuple[HexFit, float | None]]) -> tuple[list[HexFit], float | None]:
+    """The tiles turned to the angle their sources' centres show, and that angle: neighbours' sources
+    lie a pitch apart across a side, and where both are clear (MIN_STEP_CONTRAST) the step between
+    them gives the sides' angle to 0.7 degrees (840 frames of 2200000, 2300000, 4200, 6300-6699:
+    4675 steps, 99 % within 0.36), where the lattice from the coarse map's outlines is 1-2 degrees
+    off at times (the sides' angle is also the rotation's: the limit is 3). Without such a step the
+    lattice's angle stays. When the two disagree by more than MAX_SOURCE_TURN one of them is
+    misled (a hand of a tile's colour, a ring-like white thing): None, the rotations are unsure."""
+    steps = []
+    for i, (a, sa) in enumerate(placed):
+        for b, sb in placed[i + 1:]:
+            if sa is None or sb is None or min(sa, sb) < MIN_STEP_CONTRAST:
+                continue
+            dx, dy = b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]
+            if abs(math.hypot(dx, dy) - PITCH_MM) <= STEP_SLACK_MM:
+                steps.append(math.atan2(dy, dx) + math.pi / 2)  # (a side's normal: -90 + angle + 60 k)
+    hexes = [h for h, _ in placed]
+    if not steps:  # (the tiles share the lattice's angle)
+        return hexes, hexes[0].side_angle if hexes else None
+    # (Their mean as sixfold angles: a step across any of the six sides gives the same angle modulo 60.)
+    sin6, cos6 = sum(math.sin(6 * t) for t in steps), sum(math.cos(6 * t) for t in steps)
+    angle = math.degrees(math.atan2(sin6, cos6)) / 6.0 % 60.0
+    if abs((angle - hexes[0].side_angle + 30.0) % 60.0 - 30.0) > MAX_SOURCE_TURN:
+        return hexes, None
+    return [replace(h, side_angle=angle) for h in hexes], angle
+
+
+def _sources(view: TableView, hexes: list[HexFit]) -> list[tuple[HexFit, float | None]]:
+    """Each tile centred on its source where the raw frame shows it, with that source's contrast
+    (None: not seen, the tile as it was): the coarse map's centre is 1-2 mm off (its pixel is 2
+    mm), and a tile partly under a hand is placed by its lattice cell and what colour shows,
+    several mm off at times. Within SOURCE_REACH_MM of the map's centre, the place where the
+    source's white ring is brightest against its dark edge (both as mean whiteness over their
+    annuli: pawns standing on the ring only dim it) is taken, when that contrast reaches
+    MIN_SOURCE_CONTRAST."""
     grid, kernel = _source_grid(), _source_kernel()
     n = int(round(math.sqrt(len(grid))))
     # Point (i, j) of the grid is (t[j], t[i]) off the centre: sampled as a grid (far cheaper).
@@ -198,19 +244,19 @@ def _on_sources(view: TableView, hexes: list[HexFit]) -> list[HexFit]:
     white = _whiteness(bgr)
     seen = inside.reshape(len(hexes), -1).all(axis=1)
     r = int(round(SOURCE_REACH_MM / SOURCE_STEP_MM))
-    out = []
+    out: list[tuple[HexFit, float | None]] = []
     for h, w, whole in zip(hexes, white, seen):
         if not whole:  # (a window leaving the frame: no source to be sure of)
-            out.append(h)
+            out.append((h, None))
             continue
         # The kernel at every place within reach (the grid is just that wide): (2r + 1) squared.
         score = cv2.matchTemplate(w, kernel, cv2.TM_CCORR)
         iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
         if score[iy, ix] < MIN_SOURCE_CONTRAST:
-            out.append(h)
+            out.append((h, None))
             continue
         centre = (h.centre[0] + (ix - r) * SOURCE_STEP_MM, h.centre[1] + (iy - r) * SOURCE_STEP_MM)
-        out.append(replace(h, centre=(float(centre[0]), float(centre[1]))))
+        out.append((replace(h, centre=(float(centre[0]), float(centre[1]))), float(score[iy, ix])))
     return out
 
 
@@ -263,12 +309,13 @@ def _ray_readings(view: TableView, hexes: list[HexFit],
 
 
 def _read_hex(h: HexFit, reading: list[SideReading], row: tuple[int | None, ...],
-              before: float | None) -> tuple[dict, str | None]:
-    """One tile's rays and rotation, from its sides as read (_ray_readings)."""
+              before: float | None, angle_sure: bool = True) -> tuple[dict, str | None]:
+    """One tile's rays and rotation, from its sides as read (_ray_readings); `angle_sure` False: the
+    tiles' angle is in doubt (_turned_by_sources), the rotation is null (the rays are still given)."""
     turns = match_turns(reading, row)
-    rotation = _choose(h.side_angle, turns, before, _look_alike(turns, row))
+    rotation = _choose(h.side_angle, turns, before, _look_alike(turns, row)) if angle_sure else None
     note = None
-    if rotation is None:
+    if rotation is None and angle_sure:
         known = sum(r.known for r in reading)
         if not turns:
             note = (f"the rays of the {h.energy} tile match no turn of the ray table (another set? teach its rays): "

@@ -38,6 +38,11 @@ CLOSE_MM = 9.0  # joins a tile's sectors across its rays (6 mm) and path points 
 INNER_SQUARE = 1.3  # of the apothem: the side of a square well inside the hexagon
 MIN_SEED = 0.45  # filled square minus filled band: a tile scores about 0.9
 WHOLE = (0.85, 1.2)  # a seed blob with this share of a hexagon is a whole tile (it sets the lattice)
+# A seed whose outline's angle lies farther than this from the seeds' median (modulo 60) is no tile
+# (a hand of a tile's colour) and sets no lattice. Tiles' outlines lie within 7 degrees of the true
+# angle (one within 9), a hand read as wind or solar 10-30 off (2200069, 2200116, 2300107: it
+# turned the whole lattice 5-13 degrees, and a tile's rays read at that angle still matched a turn).
+MAX_OUTLINE_OFF = 8.0
 PRINT_SHARE = 0.93  # the share of a tile's hexagon in its colour (rays are its colour lightened; the source is not)
 MIN_FILL = 0.3  # of PRINT_SHARE: less of a cell in a colour is not a tile (a card, a hand over it)
 WHOLE_FILL = 0.87  # of PRINT_SHARE: a tile this complete is measured on its own; below, it is partly hidden
@@ -67,7 +72,8 @@ class _Seed:
 def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, ppm: float) -> list[HexFit]:
     """The energy tiles in a frame, at most one per energy."""
     seeds = _seeds(cmap, energies, ppm)
-    whole = [s for s in seeds if WHOLE[0] <= s.seen <= WHOLE[1]] or seeds
+    agreeing = _agreeing(seeds)
+    whole = [s for s in agreeing if WHOLE[0] <= s.seen <= WHOLE[1]] or agreeing
     if not whole:
         return []
     angle = _lattice_angle(whole, ppm)
@@ -91,6 +97,22 @@ def find_hexes(cmap: ClassMap, energies: tuple[str, ...], px_to_mm, mm_to_px, pp
             centre = covering
         out.append(HexFit(energies[e], (float(centre[0]), float(centre[1])), angle, float(share), snapped))
     return out
+
+
+def _agreeing(seeds: list[_Seed]) -> list[_Seed]:
+    """The seeds whose outline angle lies within MAX_OUTLINE_OFF of the seeds' circular median
+    (modulo 60): the others are no tiles' outlines. With fewer than three seeds none can be told
+    from the others: all are kept."""
+    if len(seeds) < 3:
+        return seeds
+    angles = [s.angle for s in seeds]
+    median = min(angles, key=lambda a: sum(abs(_off60(a - b)) for b in angles))
+    return [s for s in seeds if abs(_off60(s.angle - median)) <= MAX_OUTLINE_OFF]
+
+
+def _off60(d: float) -> float:
+    """An angle difference modulo 60 degrees (a hexagon's sides), in [-30, 30)."""
+    return (d + 30.0) % 60.0 - 30.0
 
 
 def _chosen(cells: np.ndarray, shares: np.ndarray) -> list[tuple[int, int]]:

@@ -13,6 +13,7 @@ import io
 import itertools
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -93,14 +94,16 @@ def _clean_shot(state: dict, seed: int):
     return shoot(stage, state, seed, rng, False)
 
 
-def _layout(rotation: float) -> dict:
-    """Solar in the middle, the five others around it, all turned by `rotation`."""
+def _layout(rotation: float, lattice: float = 0.0) -> dict:
+    """Solar in the middle, the five others around it (across its sides when the layout is turned
+    by `lattice`: `rotation` modulo 60), all turned by `rotation`."""
     from tablecam.simulator.enix import neighbour
 
     centre = (230.0, 250.0)
     hexes = [{"energy": "solar", "center_mm": list(centre), "rotation": rotation}]
     for k, energy in enumerate(("water", "geothermal", "waves", "wind", "biomass")):
-        hexes.append({"energy": energy, "center_mm": list(neighbour(centre, 30.0 + 60 * k)), "rotation": rotation})
+        hexes.append({"energy": energy, "center_mm": list(neighbour(centre, 30.0 + lattice + 60 * k)),
+                      "rotation": rotation})
     return {"game": "enix", "hexes": hexes, "pawns": [], "cap": None, "cards": []}
 
 
@@ -201,8 +204,6 @@ def test_a_shallow_ring_is_no_point_or_the_fit_never_a_bare_ray():
 def test_a_tile_is_centred_on_its_source_where_it_shows():
     """The coarse map's centre of a tile (a hand over it: several mm off, 5200-5399) moves onto its
     source's white ring; where the cap hides the source, the centre stays as it was given."""
-    from dataclasses import replace
-
     from tablecam.vision.enix import _on_sources
     from tablecam.vision.enix_hexes import HexFit
 
@@ -221,6 +222,31 @@ def test_a_tile_is_centred_on_its_source_where_it_shows():
     # A source out of reach is not looked for: the centre stays.
     far = [replace(given[0], centre=(truth["solar"][0] + 12.0, truth["solar"][1]))]
     assert _on_sources(view, far)[0].centre == far[0].centre
+
+
+@pytest.mark.parametrize("off", [2.5, -6.0])
+def test_the_tiles_are_turned_as_their_sources_show(monkeypatch, off):
+    """The coarse map's lattice sets every tile's angle; it is 1-2 degrees off at times (and 5-13 when
+    a hand of a tile's colour misled it, 2200069), with 3 the limit of a right rotation. Neighbours'
+    sources a pitch apart show the angle to a fraction of a degree: a lattice 2.5 degrees off is
+    corrected, one 6 off disagrees with them (rotations null, never wrong)."""
+    import tablecam.vision.enix as enix_module
+
+    shot = _clean_shot(_layout(157.0, 37.0), 11)
+    found = enix_module.find_hexes
+
+    def lattice_off(*args, **kwargs):
+        return [replace(h, side_angle=(h.side_angle + off) % 60.0) for h in found(*args, **kwargs)]
+
+    monkeypatch.setattr(enix_module, "find_hexes", lattice_off)
+    obs = detect(shot.image, profile=shot.profile)
+    rotations = [h["rotation"] for h in obs["hexes"]]
+    assert len(rotations) == 6
+    if abs(off) < 4.0:
+        assert all(r is not None and abs((r - 157.0 + 180.0) % 360.0 - 180.0) < 0.6 for r in rotations), rotations
+    else:
+        assert rotations == [None] * 6
+        assert any("disagree" in w for w in obs["warnings"]), obs["warnings"]
 
 
 def _tile_patch(tile_bgr=(200, 90, 30)) -> np.ndarray:
@@ -879,6 +905,41 @@ def test_a_card_of_a_hidden_tiles_colour_off_the_layout_is_not_that_tile():
         assert all(math.dist(tiles[e], c) < 3.0 for e, c in whole.items()), tiles
     assert "solar" not in found(True)
     assert math.dist(found(False)["solar"], part) < 15.0
+
+
+def test_a_hand_of_a_tiles_colour_does_not_turn_the_layout():
+    """A hand read as wind over the solar tile (2200069, 2300107) looks like a whole tile, turned
+    its own way: with the one other whole tile it set the layout's angle 5-8 degrees off, and a
+    tile's rays read at that angle still matched a turn (a wrong rotation). Its outline disagrees
+    with every other seed's by 13 degrees: it sets no angle."""
+    import cv2
+
+    from tablecam.vision.enix_hexes import PITCH_MM, _hexagon_mm, find_hexes
+
+    angle = 35.0
+    d0, d1 = (PITCH_MM * np.array([math.cos(math.radians(a + angle)), math.sin(math.radians(a + angle))])
+              for a in (-90.0, -30.0))
+    a = np.array([300.0, 200.0])
+    cells = {"biomass": a, "solar": a + d1, "water": a + d0, "geothermal": a - d1, "waves": a - d0, "wind": a - d0 - d1}
+    cut = {"water": 10.0, "geothermal": 100.0, "waves": 200.0, "wind": 290.0}  # where a hand's edge crosses each
+
+    def paint(labels, names):
+        u8 = labels.view(np.uint8)
+        for energy, centre in cells.items():
+            if energy != "solar":  # (under the hand)
+                cv2.fillConvexPoly(u8, np.round(_hexagon_mm(centre, angle) * 0.5).astype(np.int32), names.index(energy))
+        for energy, towards in cut.items():  # all of the tile beyond 5 mm from its centre that way is hidden
+            u = np.array([math.cos(math.radians(towards)), math.sin(math.radians(towards))])
+            box = (tuple(map(float, (cells[energy] + 65.0 * u) * 0.5)), (60.0, 80.0), towards)
+            cv2.fillConvexPoly(u8, cv2.boxPoints(box).astype(np.int32), names.index("table"))
+        hand = (tuple(map(float, (cells["solar"] + (6.0, 8.0)) * 0.5)), (60.0, 45.0), 50.0)  # 120 x 90 mm
+        cv2.fillConvexPoly(u8, cv2.boxPoints(hand).astype(np.int32), names.index("wind"))
+
+    cmap = _synthetic_map(paint)
+    hexes = find_hexes(cmap, cmap.names[:6], lambda p: np.asarray(p, np.float64) / 0.5,
+                       lambda p: np.asarray(p, np.float64) * 0.5, 0.5)
+    assert {h.energy for h in hexes} >= {"biomass", "water", "waves"}
+    assert all(abs((h.side_angle - angle + 30.0) % 60.0 - 30.0) < 1.5 for h in hexes), [h.side_angle for h in hexes]
 
 
 def _pawn_read_at(seed: int, colour: str) -> list:

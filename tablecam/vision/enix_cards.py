@@ -71,7 +71,12 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     faces = [b for b in blobs if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
     marks, flips = _first_looks(view, dark, faces)
     marks, flips = dict(zip(map(id, dark), marks)), dict(zip(map(id, faces), flips))
-    for b in blobs:
+    # The energy faces are refined, and their values read, all at once (`refine_faces`, `read_values`):
+    # each sampling of the frame costs a lens projection and a remap, one for the frame's faces
+    # instead of one per face. Their cards keep their places among the others.
+    faces_at = [i for i, b in enumerate(blobs) if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
+    face_cards = dict(zip(faces_at, _face_cards(view, [blobs[i] for i in faces_at], [flips[id(blobs[i])] for i in faces_at])))
+    for i, b in enumerate(blobs):
         if b.kind == "head":  # a lone head: an ENIX face if its border shows round it at some turn
             centre = _face_round_head(view, b)
             if centre is not None:
@@ -88,22 +93,40 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
             face = any(marks[id(b)])  # an ENIX face has a white border or shows the goblin's head
             cards.append(Card("enix" if face else None, None, b.centre, face))
             continue
-        flip = flips[id(b)]  # the caption band is 14 mm high: a coarse pose tells its end (_upside_down)
-        fine = refine_face(view, b, flip)
-        a = math.radians(b.angle)
-        for turn, along in RETRY_POSES:
-            # Cards a row shares one angle until split; each may be turned its own way. A face whose
-            # colour the table takes in part has its coarse centre pulled along its length.
-            if fine is not None:
-                break
-            centre = (b.centre[0] + along * math.cos(a), b.centre[1] + along * math.sin(a))
-            fine = refine_face(view, CardBlob(b.kind, centre, (b.angle + turn) % 180.0), flip)
-        if fine is None and not _border_seen(view, b):
+        card = face_cards[i]
+        if card is None:
             continue  # an energy's colour of a card's size, but no card's white border: an arm, a hand
-        value = read_value(view, fine, flip) if fine is not None else None
-        unsure += value is None
-        cards.append(Card(b.kind, value, (fine or b).centre, True))
+        unsure += card.value is None
+        cards.append(card)
     return cards, unsure
+
+
+def _face_cards(view, faces: list[CardBlob], flips: list[bool]) -> list[Card | None]:
+    """Each energy face's Card (its value null when unsure), or None when no card's white border
+    shows round it: refined from its coarse pose or, failing that, from each of RETRY_POSES in turn
+    (cards a row shares one angle until split; each may be turned its own way, and a face whose
+    colour the table takes in part has its coarse centre pulled along its length)."""
+    fine = refine_faces(view, list(zip(faces, flips)))
+    for turn, along in RETRY_POSES:
+        left = [i for i, f in enumerate(fine) if f is None]
+        if not left:
+            break
+        tries = []
+        for i in left:
+            b, a = faces[i], math.radians(faces[i].angle)
+            centre = (b.centre[0] + along * math.cos(a), b.centre[1] + along * math.sin(a))
+            tries.append((CardBlob(b.kind, centre, (b.angle + turn) % 180.0), flips[i]))
+        for i, f in zip(left, refine_faces(view, tries)):
+            fine[i] = f
+    read = [i for i, f in enumerate(fine) if f is not None]
+    values = dict(zip(read, read_values(view, [(fine[i], flips[i]) for i in read])))
+    out: list[Card | None] = []
+    for i, b in enumerate(faces):
+        if fine[i] is None:
+            out.append(Card(b.kind, None, b.centre, True) if _border_seen(view, b) else None)
+        else:
+            out.append(Card(b.kind, values[i], fine[i].centre, True))
+    return out
 
 
 def refine_face(view, b: CardBlob, flip: bool | None = None) -> CardBlob | None:
@@ -114,35 +137,51 @@ def refine_face(view, b: CardBlob, flip: bool | None = None) -> CardBlob | None:
     the angle too), and along at a side clear of them; each scan finds where the colour meets the
     white border on both sides, in the raw frame. The coarse map's centre and angle can be
     millimetres and degrees off."""
-    flip = _upside_down(view, b) if flip is None else flip
+    return refine_faces(view, [(b, _upside_down(view, b) if flip is None else flip)])[0]
+
+
+def refine_faces(view, poses: list[tuple[CardBlob, bool]]) -> list[CardBlob | None]:
+    """`refine_face` of several faces (each with which way up it lies), the frame sampled once per
+    step for all of them: the same scans of each, so the very same poses (each point is read on its
+    own)."""
     inner = (CARD_MM[0] / 2 - CARD_BORDER_MM, CARD_MM[1] / 2 - CARD_BORDER_MM)
-    centre, angle = np.asarray(b.centre, dtype=np.float64), b.angle
+    state = [(np.asarray(b.centre, dtype=np.float64), b.angle) for b, _ in poses]
+    out: list[CardBlob | None] = [None] * len(poses)
+    active = list(range(len(poses)))
     for step in range(3):
-        here = CardBlob(b.kind, (float(centre[0]), float(centre[1])), angle)
-        mids = _border_middles(view, here, flip, inner)
-        if mids is None:
-            return None
-        # The across scans' middles drift with the angle error along the card's height.
-        turn = math.degrees(math.atan2(mids["lower"] - mids["upper"], ACROSS_AT_MM[1] - ACROSS_AT_MM[0]))
-        shift = np.array([(mids["upper"] + mids["lower"]) / 2, mids["along"]])
-        if step == 0 and abs(shift[1]) > MAX_SHIFT_MM:
-            # A pose turned far off: the along scan leaves the face through its side, short of the
-            # top border. The across scans still give the turn; the next scan measures along again.
-            shift[1] = 0.0
-        if np.abs(shift).max() > MAX_SHIFT_MM or abs(turn) > MAX_TURN_DEG:
-            return None
-        if step == 2:
-            # The third scan only checks: a border found where the pose puts it. Far from the truth
-            # (a card turned far from its row's angle), the scans can settle on the icon's or the
-            # caption's edges instead, and a value read there could be another value.
-            if np.abs(shift).max() > CONVERGED_MM or abs(turn) > CONVERGED_DEG:
-                return None
+        if not active:
             break
-        right, down = _card_frame(here, flip)
-        centre = centre + shift[0] * right + shift[1] * down
-        # x turns towards y as the card turns clockwise; with the card upside down its frame is too.
-        angle = (angle - turn) % 180.0
-    return CardBlob(b.kind, (float(centre[0]), float(centre[1])), angle)
+        here = {i: CardBlob(poses[i][0].kind, (float(state[i][0][0]), float(state[i][0][1])), state[i][1])
+                for i in active}
+        mids_of = _border_middles_many(view, [(here[i], poses[i][1]) for i in active], inner)
+        still = []
+        for i, mids in zip(active, mids_of):
+            if mids is None:
+                continue
+            centre, angle = state[i]
+            # The across scans' middles drift with the angle error along the card's height.
+            turn = math.degrees(math.atan2(mids["lower"] - mids["upper"], ACROSS_AT_MM[1] - ACROSS_AT_MM[0]))
+            shift = np.array([(mids["upper"] + mids["lower"]) / 2, mids["along"]])
+            if step == 0 and abs(shift[1]) > MAX_SHIFT_MM:
+                # A pose turned far off: the along scan leaves the face through its side, short of the
+                # top border. The across scans still give the turn; the next scan measures along again.
+                shift[1] = 0.0
+            if np.abs(shift).max() > MAX_SHIFT_MM or abs(turn) > MAX_TURN_DEG:
+                continue
+            if step == 2:
+                # The third scan only checks: a border found where the pose puts it. Far from the truth
+                # (a card turned far from its row's angle), the scans can settle on the icon's or the
+                # caption's edges instead, and a value read there could be another value.
+                if np.abs(shift).max() > CONVERGED_MM or abs(turn) > CONVERGED_DEG:
+                    continue
+                out[i] = CardBlob(poses[i][0].kind, (float(centre[0]), float(centre[1])), angle)
+                continue
+            right, down = _card_frame(here[i], poses[i][1])
+            # x turns towards y as the card turns clockwise; with the card upside down its frame is too.
+            state[i] = (centre + shift[0] * right + shift[1] * down, (angle - turn) % 180.0)
+            still.append(i)
+        active = still
+    return out
 
 
 SCANS = (("upper", 0, ACROSS_AT_MM[0], (-1.0, 1.0)), ("lower", 0, ACROSS_AT_MM[1], (-1.0, 1.0)),
@@ -150,28 +189,49 @@ SCANS = (("upper", 0, ACROSS_AT_MM[0], (-1.0, 1.0)), ("lower", 0, ACROSS_AT_MM[1
 SCAN_T = np.arange(0.0, 0.75 * CARD_MM[1], 0.25)
 
 
-def _border_middles(view, b: CardBlob, flip: bool, inner: tuple[float, float]) -> dict[str, float] | None:
-    """Where the face's middle lies along each scan, from its border on both sides; or, scanning one
-    side only (the other crosses the caption band), from that side's border and the face's size.
-    All five profiles are sampled at once (each sampling costs a projection through the lens)."""
+def _border_middles_many(view, poses: list[tuple[CardBlob, bool]], inner: tuple[float, float]
+                         ) -> list[dict[str, float] | None]:
+    """Per face (its pose, and which way up it lies): where its middle lies along each scan, from its
+    border on both sides; or, scanning one side only (the other crosses the caption band), from that
+    side's border and the face's size. All their profiles are sampled at once (each sampling costs
+    a projection through the lens)."""
+    if not poses:
+        return []
     t = SCAN_T
     local = _scan_points()
-    bgr, inside, _ = view.sample(_to_table(b, flip, local))
+    pts = np.concatenate([_to_table(b, flip, local) for b, flip in poses])
+    bgr, inside, _ = view.sample(pts)
     scans = len(local) // len(t)
-    white = _linear(_least_channel(bgr)).reshape(scans, len(t))
-    inside = inside.reshape(scans, len(t)).all(axis=1)
+    white = _linear(_least_channel(bgr)).reshape(len(poses), scans, len(t))
+    inside = inside.reshape(len(poses), scans, len(t)).all(axis=2)
+    # Each scan's border for all faces at once (`_rises`): the scans of an axis share the border's
+    # expected place.
+    edges: list[list[float | None]] = [[] for _ in poses]
+    k = 0
+    for _, axis, _, sides in SCANS:
+        n = len(sides)
+        got = _rises(white[:, k:k + n].reshape(-1, len(t)), inner[axis])  # face after face, its n scans
+        for f, own in enumerate(edges):
+            own += got[f * n:(f + 1) * n]
+        k += n
+    return [_middles(e, ok, inner) for e, ok in zip(edges, inside)]
+
+
+def _middles(edges: list[float | None], inside: np.ndarray, inner: tuple[float, float]) -> dict[str, float] | None:
+    """`_border_middles_many`'s answer for one face from where each of its scans meets the border
+    (`_rise`: a float or None) and whether each scan lies in the frame."""
     mids: dict[str, float] = {}
     k = 0
     for name, axis, _, sides in SCANS:
         half = inner[axis]
-        edges = []
+        found = []
         for sign in sides:
-            edge = _rise(white[k], half)
+            edge = edges[k]
             if edge is None or not inside[k]:
                 return None
-            edges.append(sign * edge)
+            found.append(sign * edge)
             k += 1
-        mids[name] = edges[0] - sides[0] * half if len(edges) == 1 else (edges[0] + edges[1]) / 2
+        mids[name] = found[0] - sides[0] * half if len(found) == 1 else (found[0] + found[1]) / 2
     return mids
 
 
@@ -225,6 +285,37 @@ def _rise(white: np.ndarray, expected: float) -> float | None:
     # Linear interpolation between the samples either side of the crossing.
     a, b = white[k - 1], white[k]
     return float(t[k - 1] + (level - a) / max(b - a, 1e-6) * (t[k] - t[k - 1]))
+
+
+# numpy 2 (NEP 50) works a Python float with a float32 scalar or array in float32; numpy 1 promotes
+# such a scalar pair to float64. `_rises` writes out numpy 2's arithmetic, and leaves numpy 1 to `_rise`.
+_WEAK_FLOATS = type(0.5 - np.float32(1.0)) is np.float32
+
+
+def _rises(white: np.ndarray, expected: float) -> list[float | None]:
+    """[_rise(w, expected) for w in white] of profiles (rows, SCAN_T) float32: the same values, every
+    row's steps done at once in the types _rise's Python floats and numpy scalars take (per row,
+    numpy's calls cost more than its sums)."""
+    spans = _rise_spans(expected)
+    if not _WEAK_FLOATS or spans is None or not len(white):
+        return [_rise(w, expected) for w in white]
+    t = SCAN_T
+    middle, lo, hi = spans
+    colour = _median_rows(white[:, :middle]).astype(np.float64)  # (_median's float of each row's)
+    near = white[:, lo:hi]
+    top = near.max(axis=1).astype(np.float64)
+    level = (colour + top) / 2
+    level32 = level.astype(np.float32)  # (a Python float against float32: cast to float32 first)
+    above = near > level32[:, None]
+    k = lo + np.argmax(above, axis=1)
+    rows = np.arange(len(white))
+    a, b = white[rows, np.maximum(k - 1, 0)], white[rows, k]
+    step = b - a
+    tiny = np.float32(1e-6)
+    frac = (level32 - a) / np.where(step < tiny, tiny, step)  # (max(b - a, 1e-6): the first when not smaller)
+    at = t[np.maximum(k - 1, 0)] + frac.astype(np.float64) * (t[k] - t[np.maximum(k - 1, 0)])
+    ok = (top - colour >= 0.15) & above.any(axis=1)
+    return [None if not o else (float(t[0]) if kk == 0 else float(v)) for o, kk, v in zip(ok.tolist(), k.tolist(), at.tolist())]
 
 
 @lru_cache(maxsize=8)
@@ -492,8 +583,13 @@ _MARK_PLACES = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])  # what _face_mark
 
 def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:
     """The value of an energy card face, or None when it cannot be read for sure."""
-    got = _value_patch(view, b, _upside_down(view, b) if flip is None else flip)
-    return None if got is None else value_of(*got)
+    return read_values(view, [(b, _upside_down(view, b) if flip is None else flip)])[0]
+
+
+def read_values(view, faces: list[tuple[CardBlob, bool]]) -> list[int | None]:
+    """`read_value` of several faces (each with which way up it lies), their value windows sampled
+    at once (each point is read on its own: the same inks)."""
+    return [None if got is None else value_of(*got) for got in _value_patches(view, faces)]
 
 
 def value_of(ink: np.ndarray, off: np.ndarray) -> int | None:
@@ -643,11 +739,25 @@ _CAPTION_PLACES = np.concatenate([np.column_stack([_CAPTION_T, np.full_like(_CAP
 def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray] | None:
     """Ink darkness (float32) over the value's window grown by the search range, in the card's
     frame, and where that window leaves the card (bool)."""
+    return _value_patches(view, [(b, flip)])[0]
+
+
+def _value_patches(view, faces: list[tuple[CardBlob, bool]]) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """`_value_patch` of several faces, sampled at once."""
+    if not faces:
+        return []
     local, off = _value_grid()
     ny, nx = off.shape
-    bgr, inside, _ = view.sample(_to_table(b, flip, local))
+    bgr, inside, _ = view.sample(np.concatenate([_to_table(b, flip, local) for b, flip in faces]))
+    n = len(local)
+    return [_ink(bgr[i * n:(i + 1) * n], inside[i * n:(i + 1) * n], off) for i in range(len(faces))]
+
+
+def _ink(bgr: np.ndarray, inside: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """One face's `_value_patch` from its samples over the value's window (row after row)."""
     if inside.mean() < 0.9:
         return None
+    ny, nx = off.shape
     lin = _linear(bgr)
     lum = (0.0722 * lin[:, 0] + 0.7152 * lin[:, 1] + 0.2126 * lin[:, 2]).reshape(ny, nx)
     # The card's own colour is most of the window; ink is how much of its light is missing.

@@ -83,15 +83,15 @@ MAX_UNSUPPORTED_ERROR = 0.007  # a cell without a disc spot whose face is unclea
 # 0.0114, that one 9.9 ahead; those fitting above 0.008 were at least 5.5 ahead. From three quarters
 # of the limit since session 15: a tile in a hand's shadow beside a stone that was not found read a
 # one-dot as a ring, 1.68 ahead at 0.0105 (seed 7052; the clash rule caught it only because that
-# face was another tile's); the 12 cells without a disc spot read right above 0.009 on seeds
+# face was another tile's); the 11 cells without a disc spot read right above 0.006 on seeds
 # 5000-5399, 7000-7499, 7800-7999 and 1800000-1800199 were 5.3 and more ahead (one above 0.009: 8.9).
 NEAR_LIMIT_ERROR = 0.75 * MAX_QUADRANT_ERROR
 NEAR_LIMIT_MARGIN = 5.0
 # A cell without a disc spot read as a big micropul must show it by far (its margin over every face
 # that is not a big micropul of that colour, in MIN_MARGIN units): a big micropul's print is a ring
-# or disc across the whole tile, and the 1478 such tiles read right on those seeds were 25 and more
-# ahead, while the grey table beside a board, in a hand's soft shadow, fitted a big white ring at the
-# widest blur 5.7 ahead (seed 7921: a tile invented).
+# or disc across the whole tile, and the 1478 big tiles read right on those seeds with under two
+# spots' worth of discs were 25 and more ahead, while the grey table beside a board, in a hand's soft
+# shadow, fitted a big white ring at the widest blur 5.7 ahead (seed 7921: a tile invented).
 MIN_UNSUPPORTED_BIG_MARGIN = 12.0
 
 NO_BOARD = "no micropul board found"
@@ -229,7 +229,7 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         if outline is not None and _board_score(best)[0] <= FEW_TILES:
             best = _outline_placed(best, outline, frame, fix, search, spots_mm, strength, state, settings, model,
                                    light)
-    lattice, cells, parts, stone_cells, verdicts, support, remembered = best
+    lattice, cells, parts, stone_cells, verdicts, support, remembered, bend = best
     if parts:
         # The photo's sharpness is one: a cell that only fits with much more blur than the tiles
         # read clearly is fitting a smudge (a shadow, the table beside the board), not ink.
@@ -251,8 +251,23 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                                               lattice, everything.centres[redo], stone_cells, limit)
                 for j, k in enumerate(idx):
                     readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], f2[j], w2[j]
-            parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights)]
-            verdicts = _judge(model, readings, visible, everything.whites, everything.tint, fits, cells,
+            dark, whites, tint = everything.dark, everything.whites, everything.tint
+            if stone_cells and redo.any():
+                # Every stone is known now: one found late may shade a cell read early (_recut_unsure).
+                idx = np.nonzero(redo)[0]
+                sub = [cells[k] for k in idx]
+                shifts = everything.centres[redo] - _cell_centres(lattice, bend, sub)
+                r5, arr = _recut_unsure(frame, fix, lattice, bend, sub, shifts,
+                                        _stone_quadrants(cells, stone_cells)[redo], stone_cells, model, light, limit,
+                                        [readings[k] for k in idx],
+                                        tuple(a[redo] for a in (dark, whites, tint, visible, fits, weights)))
+                dark, whites, tint = dark.copy(), whites.copy(), tint.copy()
+                for j, k in enumerate(idx):
+                    readings[k] = r5[j]
+                    dark[k], whites[k], tint[k], visible[k], fits[k], weights[k] = (a[j] for a in arr)
+            parts = [replace(everything, readings=readings, fits=fits, visible=visible, weights=weights, dark=dark,
+                             whites=whites, tint=tint)]
+            verdicts = _judge(model, readings, visible, whites, tint, fits, cells,
                               support, side_px, _stone_bearing(stone_cells, search, lattice), _paper_floor(light))
     everything = _Cells.join(parts) if parts else None
 
@@ -456,7 +471,7 @@ def _read_lattice(frame, fix, search: _Search, lattice: Lattice, fit, spots_mm, 
             if v.kind != "none":
                 frontier |= set(_neighbours(cell))
         frontier |= _beyond_covered(verdicts, cells, everything, _paper_floor(light))
-    return lattice, cells, parts, stone_cells, verdicts, support, remembered
+    return lattice, cells, parts, stone_cells, verdicts, support, remembered, fit.bend
 
 
 def _beyond_covered(verdicts: dict, cells: list, read: "_Cells", paper_floor: float | None) -> set:
@@ -766,7 +781,62 @@ def _read_new_cells(frame, fix, lattice: Lattice, bend, cells: list, stones: lis
             for j, k in enumerate(idx):
                 if f3[j]:
                     dark[k], readings[k], visible[k], fits[k], weights[k] = d3[j], r3[j], v3[j], True, w3[j]
+    if stones:
+        readings, (dark, whites, tint, visible, fits, weights) = _recut_unsure(
+            frame, fix, lattice, bend, cells, centres - _cell_centres(lattice, bend, cells), under_stones, stones,
+            model, light, None, readings, (dark, whites, tint, visible, fits, weights))
     return _Cells(centres, visible, readings, dark, whites, tint, fits, weights, np.full(len(cells), len(stones)))
+
+
+def _recut_unsure(frame, fix, lattice: Lattice, bend, cells: list, shifts: np.ndarray, under_stones: np.ndarray,
+                  stones: list, model: FaceModel, light, max_blur, readings: list, arrays: tuple):
+    """A face left unsure beside a stone: cut once more with the stones' wide reach left out of the
+    edges' fades too, and read so. _read_shaded's wide retry masks those pixels, but the stone's
+    shade over part of an edge's middle, past the narrow reach, was already taken off along the whole
+    edge (tile_darkness.remove_edge_spill) and faded the one-dot in the corner of the next quadrant
+    (seed 1800197: 0.3 ahead, the tile unknown; cut so, right and 4.6 ahead). Taken when it fits and
+    its face is sure. `arrays`: (dark, whites, tint, visible, fits, weights) of the cells; returns
+    (readings, arrays), new or as given."""
+    dark, whites, tint, visible, fits, weights = arrays
+    side_px = model.side_px
+    centres = _cell_centres(lattice, bend, cells) + shifts
+    wide = _unsure_beside_stones(readings, fits, lattice, centres, stones, side_px)
+    if wide is None:
+        return readings, arrays
+    sel, seen = wide
+    if not sel.any():
+        return readings, arrays
+    idx = np.nonzero(sel)[0]
+    p4, g4, d4, w4 = _cut_cells(frame, fix, lattice, bend, [cells[k] for k in idx], shifts[sel], model, seen)
+    r4 = read_faces(model, d4, under_stones[sel], max_blur, seen)
+    v4 = np.array([r.visible for r in r4], bool).reshape(-1, 4)
+    f4 = np.array(_fits(model, r4, d4, v4, weights=seen), bool).reshape(-1)
+    least = MIN_MARGIN * (side_px / 60.0) ** 2
+    take = [j for j in range(len(idx)) if f4[j] and r4[j].margin >= least]
+    if not take:
+        return readings, arrays
+    margin_px = int(round(PATCH_MARGIN_MM * side_px / lattice.pitch_mm))
+    t4 = _paper_tint(p4, g4, light, side_px, margin_px, seen)
+    dark, whites, tint, visible, fits, weights = (a.copy() for a in arrays)
+    readings = list(readings)
+    for j in take:
+        k = idx[j]
+        dark[k], whites[k], tint[k], readings[k], fits[k] = d4[j], w4[j], t4[j], r4[j], True
+        visible[k], weights[k] = v4[j], seen[j]
+    return readings, (dark, whites, tint, visible, fits, weights)
+
+
+def _unsure_beside_stones(readings, fits, lattice: Lattice, centres: np.ndarray, stones: list, side_px: int):
+    """(cells whose face fits but is unsure and whose pixels the stones' wide reach touches, those
+    cells' wide weights), or None."""
+    least = MIN_MARGIN * (side_px / 60.0) ** 2
+    unsure = np.array([bool(f) and r.margin < least for r, f in zip(readings, fits)], bool)
+    if not unsure.any():
+        return None
+    wide = _stone_weights(lattice, centres[unsure], stones, side_px, STONE_SHADE_WIDE_MM)
+    near = wide.reshape(len(wide), -1).min(axis=1) < 1.0
+    unsure[np.nonzero(unsure)[0][~near]] = False
+    return unsure, wide[near]
 
 
 # From a stone's centre, what its body (seen at a slant it leans over the next quadrant or tile)
@@ -787,7 +857,12 @@ def _read_shaded(model: FaceModel, dark: np.ndarray, under_stones: np.ndarray, l
     readings = read_faces(model, dark, under_stones, max_blur, weights)
     visible = np.array([r.visible for r in readings], bool).reshape(-1, 4)
     fits = np.array(_fits(model, readings, dark, visible, weights=weights), bool).reshape(-1)
-    retry = ~fits if stones else np.zeros(len(fits), bool)
+    # A face left unsure beside a stone is read once more too, without the wide reach: its shade past
+    # the narrow reach can blur a catalyst (taken only when the face is then sure; _recut_unsure also
+    # cuts such a cell again, its edges' fades measured without that shade).
+    least = MIN_MARGIN * (side_px / 60.0) ** 2
+    unsure = np.array([r.margin < least for r in readings], bool).reshape(-1)
+    retry = (~fits | unsure) if stones else np.zeros(len(fits), bool)
     if retry.any():
         wide = _stone_weights(lattice, centres[retry], stones, side_px, STONE_SHADE_WIDE_MM)
         near = wide.reshape(len(wide), -1).min(axis=1) < 1.0
@@ -800,7 +875,7 @@ def _read_shaded(model: FaceModel, dark: np.ndarray, under_stones: np.ndarray, l
         readings = list(readings)
         weights = weights.copy()  # (the caller's array, when it passed one, stays as it gave it)
         for j, k in enumerate(np.nonzero(retry)[0]):
-            if f2[j]:
+            if f2[j] and (not fits[k] or r2[j].margin >= least):
                 readings[k], visible[k], fits[k], weights[k] = r2[j], v2[j], True, wide[j]
     return readings, visible, fits, weights
 

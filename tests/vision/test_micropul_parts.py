@@ -1353,3 +1353,56 @@ def test_a_big_micropul_without_discs_barely_ahead_of_small_faces_is_no_tile():
     assert _tile_margin(model, faint) == pytest.approx(5.7, abs=1e-3)
     assert _judged(model, faint, whites, visible, {}).kind == "none"
     assert _judged(model, faint, whites, visible, {(0, 0): 0.6}).kind == "tile"  # discs on its sites
+
+
+def _shaded_left_edge(face: Face):
+    """A drawn tile (blur 0.7 mm) with a stone's shade over the lower part of its left edge's middle
+    and below (0.6 of the light), and the pixel weights of a stone's narrow reach (the shade left in)
+    and of its wide reach (the shade left out; the top of the edge's middle still seen)."""
+    m, side = 6, 60
+    grey = _drawn_tile(face, 0.7).astype(np.float32)
+    grey[m + 28:m + 48, m:m + 14] *= 0.6
+    narrow = np.ones((1, side, side), np.float32)
+    wide = narrow.copy()
+    wide[0, 28:48, :14] = 0.0
+    return grey, narrow, wide
+
+
+def test_a_face_unsure_beside_a_stone_is_cut_again_without_the_stones_wide_reach(monkeypatch):
+    """Session 15 (seed 1800197): a stone's shade over part of an edge's middle, past the stone's
+    narrow reach, was taken off along the whole edge and faded the one-dot in the corner of the next
+    quadrant: the face unsure (0.3 ahead), the tile unknown. Cut again with the wide reach left out
+    of the edges' fades too (not only out of the reading), it read right 4.6 ahead. A drawn tile
+    with such a shade shows the same; the cell is cut again only when its face is unsure."""
+    import tablecam.vision.micropul as mp
+    from tablecam.vision.board_lattice import Bend
+
+    face = Face("1", "B", "1", "W")  # ul, ur, lr, ll: the one-dot in the upper left corner
+    grey, narrow, wide = _shaded_left_edge(face)
+    model = face_model(60)
+    under = np.array([[False, False, True, False]])  # the stone on the lower left micropul
+    dark, whites = tile_darkness(grey[None], 60, 6, narrow)
+    r = read_faces(model, dark, ~under, None, narrow)[0]
+    assert r.margin < mp.MIN_MARGIN and r.face != face  # the case: unsure, the one-dot faded
+
+    cuts = []
+
+    def cut(frame, fix, lattice, bend, cells, shifts, model, seen):
+        cuts.append(seen)
+        d, w = tile_darkness(grey[None], 60, 6, seen)
+        return grey[None], grey[None], d, w
+
+    monkeypatch.setattr(mp, "_cut_cells", cut)
+    monkeypatch.setattr(mp, "_stone_weights", lambda lattice, centres, stones, side_px, reach: wide.copy())
+    arrays = (dark, whites, np.zeros((1, 4), np.float32), ~under, np.array([True]), narrow)
+    lattice, bend = Lattice(0.0, (0.0, 0.0), 30.0), Bend(np.zeros((1, 2)))  # straight
+    stones = [((0, 0), "ll", "red", (-8.5, 8.5))]
+    readings, after = mp._recut_unsure(None, None, lattice, bend, [(0, 0)], np.zeros((1, 2)), ~under, stones, model,
+                                       None, None, [r], arrays)
+    assert len(cuts) == 1 and readings[0].face == face and readings[0].margin >= 5 * mp.MIN_MARGIN
+    assert after[4][0] and (after[5] == wide).all()
+    sure = read_faces(model, *tile_darkness(grey[None], 60, 6, wide)[:1], ~under, None, wide)[0]
+    cuts.clear()
+    again, _ = mp._recut_unsure(None, None, lattice, bend, [(0, 0)], np.zeros((1, 2)), ~under, stones, model, None,
+                                None, [sure], arrays)
+    assert not cuts and again[0] is sure  # a sure face is not cut again

@@ -73,7 +73,8 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     marks, flips = dict(zip(map(id, dark), marks)), dict(zip(map(id, faces), flips))
     # The energy faces are refined, and their values read, all at once (`refine_faces`, `read_values`):
     # each sampling of the frame costs a lens projection and a remap, one for the frame's faces
-    # instead of one per face. Their cards keep their places among the others.
+    # instead of one per face. Their cards keep their places among the others. (Each face's end is
+    # `_first_looks`' flip: the caption band is 14 mm high, a coarse pose tells it.)
     faces_at = [i for i, b in enumerate(blobs) if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
     face_cards = dict(zip(faces_at, _face_cards(view, [blobs[i] for i in faces_at], [flips[id(blobs[i])] for i in faces_at])))
     for i, b in enumerate(blobs):
@@ -129,21 +130,16 @@ def _face_cards(view, faces: list[CardBlob], flips: list[bool]) -> list[Card | N
     return out
 
 
-def refine_face(view, b: CardBlob, flip: bool | None = None) -> CardBlob | None:
-    """A face's centre and angle from its white border, or None when the border cannot be found all
-    round (then its value is not read: the value's place is known only from the border).
+def refine_faces(view, poses: list[tuple[CardBlob, bool]]) -> list[CardBlob | None]:
+    """Each face's centre and angle from its white border (`poses`: its coarse pose and which way up
+    it lies), or None when the border cannot be found all round (then its value is not read: the
+    value's place is known only from the border).
 
     Scanned across at two heights clear of the value, the icon and the caption band (which gives
     the angle too), and along at a side clear of them; each scan finds where the colour meets the
     white border on both sides, in the raw frame. The coarse map's centre and angle can be
-    millimetres and degrees off."""
-    return refine_faces(view, [(b, _upside_down(view, b) if flip is None else flip)])[0]
-
-
-def refine_faces(view, poses: list[tuple[CardBlob, bool]]) -> list[CardBlob | None]:
-    """`refine_face` of several faces (each with which way up it lies), the frame sampled once per
-    step for all of them: the same scans of each, so the very same poses (each point is read on its
-    own)."""
+    millimetres and degrees off. All the faces are scanned together, the frame sampled once per step
+    for all of them: each face's scans are what they would be alone (each point is read on its own)."""
     inner = (CARD_MM[0] / 2 - CARD_BORDER_MM, CARD_MM[1] / 2 - CARD_BORDER_MM)
     state = [(np.asarray(b.centre, dtype=np.float64), b.angle) for b, _ in poses]
     out: list[CardBlob | None] = [None] * len(poses)
@@ -581,14 +577,10 @@ _HEAD_PLACES = np.concatenate([np.concatenate([_HEAD_RING, _HEAD_BODY]) + (0.0, 
 _MARK_PLACES = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])  # what _face_marks samples on each dark card
 
 
-def read_value(view, b: CardBlob, flip: bool | None = None) -> int | None:
-    """The value of an energy card face, or None when it cannot be read for sure."""
-    return read_values(view, [(b, _upside_down(view, b) if flip is None else flip)])[0]
-
-
 def read_values(view, faces: list[tuple[CardBlob, bool]]) -> list[int | None]:
-    """`read_value` of several faces (each with which way up it lies), their value windows sampled
-    at once (each point is read on its own: the same inks)."""
+    """The value of each energy card face (its refined pose, and which way up it lies), or None when
+    it cannot be read for sure; their value windows sampled at once (each point is read on its own:
+    the same inks as face by face)."""
     return [None if got is None else value_of(*got) for got in _value_patches(view, faces)]
 
 
@@ -736,14 +728,10 @@ _CAPTION_PLACES = np.concatenate([np.column_stack([_CAPTION_T, np.full_like(_CAP
                                   for y in (CAPTION_Y_MM, -CAPTION_Y_MM)])
 
 
-def _value_patch(view, b: CardBlob, flip: bool) -> tuple[np.ndarray, np.ndarray] | None:
-    """Ink darkness (float32) over the value's window grown by the search range, in the card's
-    frame, and where that window leaves the card (bool)."""
-    return _value_patches(view, [(b, flip)])[0]
-
-
 def _value_patches(view, faces: list[tuple[CardBlob, bool]]) -> list[tuple[np.ndarray, np.ndarray] | None]:
-    """`_value_patch` of several faces, sampled at once."""
+    """Per face: ink darkness (float32) over the value's window grown by the search range, in the
+    card's frame, and where that window leaves the card (bool); None when the window is not seen.
+    All faces sampled at once."""
     if not faces:
         return []
     local, off = _value_grid()
@@ -754,7 +742,7 @@ def _value_patches(view, faces: list[tuple[CardBlob, bool]]) -> list[tuple[np.nd
 
 
 def _ink(bgr: np.ndarray, inside: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """One face's `_value_patch` from its samples over the value's window (row after row)."""
+    """One face's `_value_patches` answer from its samples over the value's window (row after row)."""
     if inside.mean() < 0.9:
         return None
     ny, nx = off.shape

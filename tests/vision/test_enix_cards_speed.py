@@ -1,5 +1,6 @@
-"""The ENIX card reader's speed shortcuts of session 12 give the very answers of what they replace (the
-readings stay identical only so): every dark card's sample places mapped to the table at once."""
+"""The ENIX card reader's speed shortcuts give the very answers of what they replace (the readings stay
+identical only so). Session 12: every dark card's sample places mapped to the table at once. Session 15:
+a frame's energy faces refined, their borders found and their value windows sampled all at once."""
 
 from __future__ import annotations
 
@@ -237,3 +238,4 @@ def test_the_borders_of_many_profiles_at_once_are_each_ones_own():
         assert [None if v is None else float(v) for v in got] == want
         kinds.update("none" if v is None else ("first" if v == float(t[0]) else "between") for v in want)
     assert kinds == {"none", "first", "between"}
+

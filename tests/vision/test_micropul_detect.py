@@ -291,3 +291,16 @@ def test_no_tile_invented_on_the_table_beside_a_hand(seed, cache_dir):
     sc = cached(cache_dir, f"scene_{seed}", lambda: render_scene(seed))
     s = score(detect(sc.image, profile=sc.profile), sc)
     assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0
+
+
+# Session 15 (helper N): a finger's edge in its own shade fills a white ring beside it, and at the
+# widest blur that fits a black disc, the catalyst beside it following as another real tile's: the
+# same tile read **wrong** on 7815 and 2000021 (6-8 ahead, disc spots on the cell). Two quadrants
+# fitting loosely at the widest blur leave the tile unknown (_smeared).
+@pytest.mark.parametrize("seed", [7815, 2000021])
+def test_a_ring_a_fingers_shade_fills_is_not_read_as_a_disc(seed, cache_dir):
+    from micropul_scenes import render_scene
+
+    sc = cached(cache_dir, f"scene_{seed}", lambda: render_scene(seed))
+    s = score(detect(sc.image, profile=sc.profile), sc)
+    assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0

@@ -1406,3 +1406,21 @@ def test_a_face_unsure_beside_a_stone_is_cut_again_without_the_stones_wide_reach
     again, _ = mp._recut_unsure(None, None, lattice, bend, [(0, 0)], np.zeros((1, 2)), ~under, stones, model, None,
                                 None, [sure], arrays)
     assert not cuts and again[0] is sure  # a sure face is not cut again
+
+
+def test_two_loose_quadrants_at_the_widest_blur_are_something_over_the_tile():
+    # The numbers of seed 2000021's misread tile (a finger's shade filling a ring), of a clean tile
+    # read at the widest blur, and of the same loose fit at the photo's own blur (left to the other rules).
+    from types import SimpleNamespace
+
+    from tablecam.vision.micropul import _smeared
+    from tablecam.vision.micropul_faces import BLUR_MM
+
+    def reading(errors, blur):
+        return SimpleNamespace(quadrant_error=errors, blur_mm=blur)
+
+    finger = (0.0002, 0.0118, 0.0017, 0.0057)
+    readings = [reading(finger, BLUR_MM[-1]), reading((0.0006, 0.0031, 0.0004, 0.0003), BLUR_MM[-1]),
+                reading(finger, BLUR_MM[-2]), reading(finger, BLUR_MM[-1])]
+    visible = np.array([[True] * 4, [True] * 4, [True] * 4, [True, True, True, False]])
+    assert _smeared(readings, visible).tolist() == [True, False, False, False]

@@ -5,11 +5,13 @@ Two things besides ink darken a printed tile in a photo: the light (uneven, shad
 what lies beyond its edges (a darker table, the gap to the next tile), which blur carries a few
 millimetres inwards. The first is taken out by measuring each quadrant's own paper white; the
 second by measuring, along the middle of each edge (where no mark is ever printed), how the
-darkness fades inwards, and removing that fade along the whole edge.
+darkness fades inwards, and removing that fade along the whole edge (or, where the edge's outer band
+shows it lies over part of the edge only, where it lies).
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 PAPER_PERCENTILE = 85  # at least half of every quadrant is bare paper, even under a big micropul
@@ -62,6 +64,8 @@ def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.nd
     (seed 5782: read as blank, the tile **wrong**). Where a stone hides almost all of an edge's
     middle (less than MIN_SEEN_SHARE of it at some depth) the fade is measured over all of it
     there, as without stones: left in place, a hand's shadow along that edge looked like ink (5877).
+    A shade over part of an edge only, away from stones, is taken off where the edge's outer band
+    shows it (_uneven_edges: a fingertip's shade, seed 2100013).
     """
     n, side, _ = dark.shape
     short = max(2, int(round(SPILL_DEPTH * side)))
@@ -94,9 +98,65 @@ def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.nd
     # The same products and differences as written out, in one tile-stack buffer.
     out = np.multiply(rows, (1 - left)[:, None, :])
     np.multiply(out, (1 - right[:, ::-1])[:, None, :], out=out)  # what is kept of the light
+    uneven, along = _uneven_edges(dark)
+    if seen is not None:
+        # Near a stone the fade is measured past its shade already (above): its body darkens the band.
+        uneven &= (seen > 0.5).reshape(n, -1).all(axis=1)
+    if uneven.any():
+        out[uneven] = _kept_along(tuple(f[uneven] for f in fields), tuple(a[uneven] for a in along))
     np.subtract(1.0, out, out=out)
     np.subtract(dark, out, out=out)
     return np.clip(out, 0.0, 1.0, out=out)
+
+
+# A shade that falls over part of an edge only (a finger's or a hand's, beside the tile) darkens the
+# edge's middle, and its fade taken off along the whole edge wipes a catalyst out in a corner it
+# never reached (seed 2100013: a fingertip's shade over the middle of the lower edge, the one-dot
+# in the lower-left corner read as blank, 6.9 ahead: the tile read **wrong**). How dark the edge's
+# outer band is along it tells where the fade really lies: nothing is printed there (every mark
+# lies 0.075 of a side or more inside the edge). Where that band is much lighter than in the middle
+# somewhere along an edge, each edge's fade is scaled along it by the band's own darkness (never
+# above the middle's); elsewhere the fade is one along the edge, as measured in its middle.
+EDGE_BAND = (0.02, 0.07)  # of a side, from the edge: inside the tile's rim, outside every mark
+EDGE_BAND_SMOOTH = 0.1  # of a side: the band's darkness is averaged this far along the edge
+EDGE_BAND_MIN = 0.05  # darkness of the band in the edge's middle: a fainter fade is left as it is
+UNEVEN_SHARE = 0.5  # somewhere along the edge the band is less dark than this share of its middle
+
+
+def _uneven_edges(dark: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((N,) bool: patches with an edge whose fade lies over part of it only, and (4, N, side) per
+    edge (top, bottom, left, right) the band's darkness along it as a share of its middle's, in
+    [0, 1]; 1 along an edge whose middle is too faint to tell)."""
+    n, side, _ = dark.shape
+    b0, b1 = max(1, int(round(EDGE_BAND[0] * side))), max(2, int(round(EDGE_BAND[1] * side)))
+    lo, hi = side // 2 - int(round(SPILL_STRIP * side)), side // 2 + int(round(SPILL_STRIP * side))
+    width = max(1, int(round(EDGE_BAND_SMOOTH * side)))
+    bands = np.empty((4, n, side), np.float32)  # each edge's band summed over its depth, along the edge
+    np.sum(dark[:, b0:b1, :], axis=1, out=bands[0])
+    np.sum(dark[:, side - b1:side - b0, :], axis=1, out=bands[1])
+    np.sum(dark[:, :, b0:b1], axis=2, out=bands[2])
+    np.sum(dark[:, :, side - b1:side - b0], axis=2, out=bands[3])
+    bands /= b1 - b0
+    middle = bands[:, :, lo:hi].mean(axis=2)  # (4, N)
+    flat = bands.reshape(4 * n, side)
+    smooth = cv2.blur(flat, (width, 1), borderType=cv2.BORDER_REPLICATE).reshape(4, n, side) if n else bands
+    told = middle >= EDGE_BAND_MIN
+    share = np.clip(smooth / np.maximum(middle, EDGE_BAND_MIN)[:, :, None], 0.0, 1.0)
+    share[~told] = 1.0
+    uneven = (share.min(axis=2) < UNEVEN_SHARE).any(axis=0)
+    return uneven, share
+
+
+def _kept_along(fields: tuple[np.ndarray, ...], along) -> np.ndarray:
+    """What is kept of the light (N, side, side) when each edge's fade (N, side, by depth) is scaled
+    along the edge by `along` (N, side)."""
+    top, bottom, left, right = fields
+    a_top, a_bottom, a_left, a_right = along
+    kept = 1 - top[:, :, None] * a_top[:, None, :]
+    kept *= 1 - bottom[:, ::-1][:, :, None] * a_bottom[:, None, :]
+    kept *= 1 - left[:, None, :] * a_left[:, :, None]
+    kept *= 1 - right[:, ::-1][:, None, :] * a_right[:, :, None]
+    return kept
 
 
 MIN_SEEN_SHARE = 0.25  # of an edge's middle at each depth: less seen than this, no fade is measured

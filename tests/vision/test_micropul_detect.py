@@ -304,3 +304,14 @@ def test_a_ring_a_fingers_shade_fills_is_not_read_as_a_disc(seed, cache_dir):
     sc = cached(cache_dir, f"scene_{seed}", lambda: render_scene(seed))
     s = score(detect(sc.image, profile=sc.profile), sc)
     assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0
+
+
+# Session 16: a fingertip's shade over the middle of a tile's lower edge was taken off along the
+# whole edge as the edge's fade and wiped out the one-dot in the corner it never reached: the tile
+# read **wrong** (2100013, 6.9 ahead). The fade is now taken off where the edge's outer band shows it.
+def test_a_fingertips_shade_over_an_edge_leaves_the_corners_catalyst(cache_dir):
+    from micropul_scenes import render_scene
+
+    sc = cached(cache_dir, "scene_2100013", lambda: render_scene(2100013))
+    s = score(detect(sc.image, profile=sc.profile), sc)
+    assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0

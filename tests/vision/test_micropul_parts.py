@@ -302,6 +302,40 @@ def test_the_edge_shadow_removal_keeps_a_big_micropuls_ring():
     assert r.face.big == "W" and r.gain > 0.8
 
 
+def _fingertip_shade(patch: np.ndarray, at: float, half: float, depth: float, dim: float) -> np.ndarray:
+    """The patch (72 px, 2 px/mm, 3 mm margin) under a fingertip's soft shade over the lower edge only:
+    an ellipse centred on the edge at `at` (of a side, from the left), `half` wide either side and
+    `depth` deep (of a side), the light dimmed by `dim` inside it."""
+    shade = np.zeros(patch.shape, np.float32)
+    cv2.ellipse(shade, (int(6 + at * 60), 66), (int(half * 60), int(depth * 60)), 0, 0, 360, 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 3)
+    return np.clip(patch.astype(np.float32) * (1 - dim * shade), 0, 255).astype(np.uint8)
+
+
+def test_a_shade_over_part_of_an_edge_does_not_wipe_out_a_corners_catalyst(monkeypatch):
+    # Seed 2100013: a fingertip's shade over the middle of a tile's lower edge was measured there as
+    # the edge's fade and taken off along the whole edge, wiping out the one-dot in the lower-left
+    # corner it never reached: read as blank, 6.9 ahead, the tile **wrong**. The edge's outer band,
+    # where nothing is printed, is light at that corner: the fade is taken off where it lies.
+    from tablecam.vision.micropul import MAX_QUADRANT_ERROR, MIN_MARGIN
+    from tablecam.vision.tile_darkness import _uneven_edges
+
+    model = face_model(60)
+    face = Face("W", ".", ".", "1")  # the one-dot in the lower-left corner
+    patch = _fingertip_shade(_drawn_tile(face, 0.7), 0.6, 0.25, 0.25, 0.5)
+    dark, _ = tile_darkness(patch[None], 60, 6)
+    r = read_faces(model, dark, np.ones((1, 4), bool))[0]
+    assert r.face == face and r.margin > MIN_MARGIN and max(r.quadrant_error) < MAX_QUADRANT_ERROR
+    # A shade along a whole edge (the neighbours' own, a lamp low beside the board) is taken off
+    # along it as before: its band is as dark all along.
+    import tablecam.vision.tile_darkness as td
+
+    monkeypatch.setattr(td, "remove_edge_spill", lambda dark, seen=None: dark)
+    for shaded in (_neighbours_shadow(_drawn_tile(face, 1.0), 0.5, 6.5), patch):
+        before_spill, _ = td.tile_darkness(shaded[None], 60, 6)
+        assert _uneven_edges(before_spill)[0].tolist() == [shaded is patch]
+
+
 def test_a_glare_washed_blue_stone_counts_and_pale_skin_does_not():
     # Seed 2198: the lamp's glare washed two blue stones to Lab chroma 27; skin that pale (warm hue)
     # must still not count as a stone.
@@ -739,11 +773,23 @@ def test_the_angles_around_a_peak_cost_as_each_one_alone():
         assert np.allclose(c, _costs(a, o, p, w, 30.0, SITE))
 
 
-def test_a_stone_over_an_edges_middle_does_not_lighten_the_print_along_that_edge():
+def _plain_edge_fades(monkeypatch):
+    """Each edge's fade taken off along the whole edge, as before session 16: a shade over part of an
+    edge is then taken off all of it (the case the rules below were made for). Since session 16 the
+    edge's outer band shows where such a shade lies (tile_darkness._uneven_edges), which reads
+    these drawn tiles right from the start; each of these rules still stands for the shades that
+    band does not show."""
+    import tablecam.vision.tile_darkness as td
+
+    monkeypatch.setattr(td, "UNEVEN_SHARE", 0.0)
+
+
+def test_a_stone_over_an_edges_middle_does_not_lighten_the_print_along_that_edge(monkeypatch):
     # Seed 5782: a stone's shade over the middle of a tile's right edge was taken for the edge's
     # fade and taken off the whole edge; the one-dot in the corner faded and the tile read wrong.
     from tablecam.vision.tile_darkness import remove_edge_spill
 
+    _plain_edge_fades(monkeypatch)
     yy, xx = np.mgrid[0:60, 0:60]
     dark = np.zeros((1, 60, 60), np.float32)
     dot = np.hypot(xx - 51.7, yy - 7.3) < 2.7  # a one-dot catalyst in the ur corner
@@ -1211,12 +1257,14 @@ def test_a_tile_covered_for_one_odd_quadrant_is_read_from_the_other_three(face):
     assert not any("stone" in w for w in warnings)
 
 
-def test_a_face_the_other_three_quadrants_tell_narrowly_stays_covered():
+def test_a_face_the_other_three_quadrants_tell_narrowly_stays_covered(monkeypatch):
     """Seed 5027: a finger over one quadrant hid the one-dot in the corner of the next, which read
     blank on the other three, 1.5 ahead: a tile read **wrong**. Read without the odd quadrant, the
-    face must be ahead by far (ODD_REREAD_MARGIN); a one-dot beside a shaded quadrant reads 4.6 here."""
+    face must be ahead by far (ODD_REREAD_MARGIN); a one-dot beside a shaded quadrant reads 4.6 here
+    with the edges' fades taken off along the whole edge (7.9 with the fade where it lies)."""
     from tablecam.vision.micropul import _past_odd_quadrants
 
+    _plain_edge_fades(monkeypatch)
     model, verdicts, read = _odd_cell(Face("B", "1", ".", "W"))
     assert verdicts[(0, 0)].kind == "covered" and verdicts[(0, 0)].odd
     after, read2, over = _past_odd_quadrants(model, verdicts, [(0, 0)], read, 1.0)
@@ -1377,6 +1425,7 @@ def test_a_face_unsure_beside_a_stone_is_cut_again_without_the_stones_wide_reach
     import tablecam.vision.micropul as mp
     from tablecam.vision.board_lattice import Bend
 
+    _plain_edge_fades(monkeypatch)
     face = Face("1", "B", "1", "W")  # ul, ur, lr, ll: the one-dot in the upper left corner
     grey, narrow, wide = _shaded_left_edge(face)
     model = face_model(60)

@@ -189,7 +189,7 @@ def read_enix(view: TableView, settings: EnixSettings, frame_id: int = 0, state:
     tiles = hexagons_mask(hexes, cmap.labels.shape, view.top.mm_to_px) if hexes else None
     blobs = [b for b in find_card_blobs(cmap, view.top.px_to_mm, view.ppm, energies + ("enix", "back"), tiles)
              if all(math.dist(b.centre, h.centre) > APOTHEM_MM for h in hexes)]
-    cards, unsure = read_cards(view, blobs, energies)
+    cards, unsure = read_cards(view, blobs, energies, refs)
     obs["cards"] = [{"energy": c.energy, "value": c.value, "center_mm": _mm(c.centre), "face_up": c.face_up}
                     for c in cards]
     if unsure:

@@ -6,6 +6,9 @@ Two things are then read from the raw frame in the card's own frame:
 
 - ENIX face or back: both are dark, but a face has a white border and the goblin's green head in
   its middle, and a back has neither.
+- Solar or wind: the coarse map names an energy face by its colour, but where the sensor clipped
+  red it cannot tell yellow from orange; such a face is named by its green against its own
+  caption band's white, or null (`_green_names`).
 - The value of an energy card (enix.md (model): black digits 12 mm high in the top-left corner,
   -10 to +9). The card may lie either way up, so the corner with ink is its top-left. The ink is
   compared with the twenty values drawn in the cards' typeface at the same place (a small shift
@@ -24,7 +27,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .enix_search import CAPTION_AT_MM, CARD_BORDER_MM, CARD_MM, HEAD_AT_MM, CardBlob
+from .enix_search import CAPTION_AT_MM, CARD_BORDER_MM, CARD_MM, HEAD_AT_MM, WHITE_BGR, CardBlob
 from .piece_colours import srgb_to_linear
 
 VALUES = tuple(range(-10, 10))
@@ -53,6 +56,18 @@ HEAD_GREEN = 1.3  # the goblin's head: green this many times its red and blue (l
 HEAD_LIGHTER = 1.5  # ... and its green this many times the face's grey around it
 HEAD_SEARCH_MM = (0.0, -6.0, 6.0, -12.0, 12.0)  # where along the card's length the head is sought
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"  # the cards' typeface (as drawn by the simulator)
+# Solar (yellow) and wind (orange) faces differ in green alone: red near the sensor's limit, no
+# blue. Where red is clipped the coarse map cannot weigh it and takes one for the other (2500059:
+# a solar face whose light is warmer than the white reference's, read wind). Such a face is named
+# by its green against its own caption band's white (`_green_names`).
+GREEN_PAIR = ("solar", "wind")
+RED_CLIPPED = 0.5  # share of the face's samples whose red the sensor clipped: the map's pixels of it mostly lack red
+# The face's green over its caption's, as a share of its taught colour's green over the print
+# white's, is 1.0-1.68 for its own energy (glare adds white to both, blur mixes the caption's
+# edge in) and at most 0.70 or at least 2.21 for the other's (the 71 such faces of the tuning
+# sets; see docs/vision-stixx-enix.md).
+GREEN_SHARE = (0.9, 1.8)
+CAPTION_CLIPPED = 0.5  # ... the band's green clipped on more than this share: its median is a floor, no measure
 
 
 @dataclass(frozen=True)
@@ -63,20 +78,25 @@ class Card:
     face_up: bool
 
 
-def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[list[Card], int]:
-    """The cards, and how many values could not be read for sure."""
+def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...],
+               refs: np.ndarray | None = None) -> tuple[list[Card], int]:
+    """The cards, and how many values could not be read for sure. `refs`: the energies' taught
+    colours (sRGB BGR, as `energies`), for the faces of GREEN_PAIR (`_green_names`); without them
+    the coarse map's name stands."""
     cards: list[Card] = []
     unsure = 0
     dark = [b for b in blobs if b.kind in ("frame", "outline", "back", "enix", "faint")]
     faces = [b for b in blobs if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
     marks, flips = _first_looks(view, dark, faces)
     marks, flips = dict(zip(map(id, dark), marks)), dict(zip(map(id, faces), flips))
-    # The energy faces are refined, and their values read, all at once (`refine_faces`, `read_values`):
+    # The energy faces are refined, and their values read, all at once (`refine_faces`, `_face_samples`):
     # each sampling of the frame costs a lens projection and a remap, one for the frame's faces
     # instead of one per face. Their cards keep their places among the others. (Each face's end is
     # `_first_looks`' flip: the caption band is 14 mm high, a coarse pose tells it.)
     faces_at = [i for i, b in enumerate(blobs) if b.kind not in ("frame", "outline", "back", "enix", "faint", "head")]
-    face_cards = dict(zip(faces_at, _face_cards(view, [blobs[i] for i in faces_at], [flips[id(blobs[i])] for i in faces_at])))
+    shares = _green_shares(energies, refs)
+    face_cards = dict(zip(faces_at, _face_cards(view, [blobs[i] for i in faces_at],
+                                                [flips[id(blobs[i])] for i in faces_at], shares)))
     for i, b in enumerate(blobs):
         if b.kind == "head":  # a lone head: an ENIX face if its border shows round it at some turn
             centre = _face_round_head(view, b)
@@ -102,11 +122,13 @@ def read_cards(view, blobs: list[CardBlob], energies: tuple[str, ...]) -> tuple[
     return cards, unsure
 
 
-def _face_cards(view, faces: list[CardBlob], flips: list[bool]) -> list[Card | None]:
+def _face_cards(view, faces: list[CardBlob], flips: list[bool], shares: dict[str, float] | None = None
+                ) -> list[Card | None]:
     """Each energy face's Card (its value null when unsure), or None when no card's white border
     shows round it: refined from its coarse pose or, failing that, from each of RETRY_POSES in turn
     (cards a row shares one angle until split; each may be turned its own way, and a face whose
-    colour the table takes in part has its coarse centre pulled along its length)."""
+    colour the table takes in part has its coarse centre pulled along its length). A refined face
+    of GREEN_PAIR is named by its green (`_green_names`, `shares`: `_green_shares`)."""
     fine = refine_faces(view, list(zip(faces, flips)))
     for turn, along in RETRY_POSES:
         left = [i for i, f in enumerate(fine) if f is None]
@@ -120,13 +142,49 @@ def _face_cards(view, faces: list[CardBlob], flips: list[bool]) -> list[Card | N
         for i, f in zip(left, refine_faces(view, tries)):
             fine[i] = f
     read = [i for i, f in enumerate(fine) if f is not None]
-    values = dict(zip(read, read_values(view, [(fine[i], flips[i]) for i in read])))
+    poses = [(fine[i], flips[i]) for i in read]
+    paired = [j for j, i in enumerate(read) if shares and faces[i].kind in shares]
+    inks, colours = _face_samples(view, poses, [poses[j] for j in paired])
+    values = dict(zip(read, [None if got is None else value_of(*got) for got in inks]))
+    names = dict(zip([read[j] for j in paired], _green_names(colours, [faces[read[j]].kind for j in paired], shares)))
     out: list[Card | None] = []
     for i, b in enumerate(faces):
         if fine[i] is None:
             out.append(Card(b.kind, None, b.centre, True) if _border_seen(view, b) else None)
         else:
-            out.append(Card(b.kind, values[i], fine[i].centre, True))
+            out.append(Card(names.get(i, b.kind), values[i], fine[i].centre, True))
+    return out
+
+
+def _green_shares(energies: tuple[str, ...], refs: np.ndarray | None) -> dict[str, float] | None:
+    """GREEN_PAIR's green over the print white's (linear light), from the taught colours; None when
+    the palette lacks either."""
+    if refs is None or not all(name in energies for name in GREEN_PAIR):
+        return None
+    white = float(srgb_to_linear(np.array([WHITE_BGR[1]], np.uint8))[0])
+    greens = srgb_to_linear(np.clip(np.round(np.asarray(refs)[:, 1]), 0, 255).astype(np.uint8))
+    return {name: float(greens[energies.index(name)]) / white for name in GREEN_PAIR}
+
+
+def _green_names(samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kinds: list[str],
+                 shares: dict[str, float]) -> list[str | None]:
+    """The energy of each face the map named one of GREEN_PAIR (`kinds`), from its samples at
+    _COLOUR_PLACES (white-balanced BGR, inside the frame, clipped: TableView.sample's). Where the
+    face's red is clipped (RED_CLIPPED) and its caption band's green is not (on at most half its
+    samples: a clipped band's green is a floor, and puts a wind face's share into the gap, 2300145),
+    the one whose green share (GREEN_SHARE) the face's green over the band's explains, None when
+    neither or both does; elsewhere the map's name (it weighed the red, or the band cannot tell;
+    so too for a face not seen whole)."""
+    k = len(_FACE_COLOUR_PLACES)
+    out: list[str | None] = []
+    for (bgr, inside, clipped), kind in zip(samples, kinds):
+        band_clipped = float(clipped[k:, 1].mean()) > CAPTION_CLIPPED
+        if not inside.all() or float(clipped[:k, 2].mean()) < RED_CLIPPED or band_clipped:
+            out.append(kind)
+            continue
+        green = _median(_linear(bgr[:k, 1])) / max(_median(_linear(bgr[k:, 1])), 1e-6)
+        fits = [name for name in GREEN_PAIR if GREEN_SHARE[0] <= green / shares[name] <= GREEN_SHARE[1]]
+        out.append(fits[0] if len(fits) == 1 else None)
     return out
 
 
@@ -577,13 +635,6 @@ _HEAD_PLACES = np.concatenate([np.concatenate([_HEAD_RING, _HEAD_BODY]) + (0.0, 
 _MARK_PLACES = np.concatenate([_BORDER_PLACES, _HEAD_PLACES])  # what _face_marks samples on each dark card
 
 
-def read_values(view, faces: list[tuple[CardBlob, bool]]) -> list[int | None]:
-    """The value of each energy card face (its refined pose, and which way up it lies), or None when
-    it cannot be read for sure; their value windows sampled at once (each point is read on its own:
-    the same inks as face by face)."""
-    return [None if got is None else value_of(*got) for got in _value_patches(view, faces)]
-
-
 def value_of(ink: np.ndarray, off: np.ndarray) -> int | None:
     """The value whose drawing the ink (float32, the value's window grown by the search range, in
     the card's frame; `off`: where that window leaves the card) is, or None when unsure."""
@@ -722,6 +773,14 @@ def _flips_of(bgr: np.ndarray, inside: np.ndarray, count: int) -> list[bool]:
     return out
 
 
+# A face's colour in strips along both long sides, clear of its border's blur (3.5-5.5 mm inside),
+# of the value (top left) and of the icon and the caption band; and its caption band's white at
+# both ends, clear of the caption's print and of the face's colour around the band.
+_FACE_COLOUR_PLACES = np.array([(x, y) for x in (21.0, 23.0) for y in np.arange(-38.0, 16.0, 2.0)]
+                               + [(x, y) for x in (-21.0, -23.0) for y in np.arange(-20.0, 16.0, 2.0)])
+_CAPTION_WHITE_PLACES = np.array([(x, y) for x in (-20.0, -18.0, -16.0, 16.0, 18.0, 20.0)
+                                  for y in CAPTION_Y_MM + np.array([-3.0, -1.5, 0.0, 1.5, 3.0])])
+_COLOUR_PLACES = np.concatenate([_FACE_COLOUR_PLACES, _CAPTION_WHITE_PLACES])  # what `_green_names` reads
 _CAPTION_T = np.linspace(-15.0, 15.0, 7)
 # Across the caption band's middle at both ends (card frame, mm): where the band would be either way up.
 _CAPTION_PLACES = np.concatenate([np.column_stack([_CAPTION_T, np.full_like(_CAPTION_T, y)])
@@ -732,13 +791,28 @@ def _value_patches(view, faces: list[tuple[CardBlob, bool]]) -> list[tuple[np.nd
     """Per face: ink darkness (float32) over the value's window grown by the search range, in the
     card's frame, and where that window leaves the card (bool); None when the window is not seen.
     All faces sampled at once."""
-    if not faces:
-        return []
+    return _face_samples(view, faces, [])[0]
+
+
+Samples = tuple[np.ndarray, np.ndarray, np.ndarray]  # TableView.sample's: BGR, inside, clipped
+
+
+def _face_samples(view, faces: list[tuple[CardBlob, bool]], coloured: list[tuple[CardBlob, bool]]
+                  ) -> tuple[list[tuple[np.ndarray, np.ndarray] | None], list[Samples]]:
+    """`_value_patches` of `faces`, and the samples (BGR, inside, clipped) at _COLOUR_PLACES of the
+    faces `coloured` (`_green_names`), all sampled at once: a sampling costs a lens projection and a
+    remap (each point is read on its own: the same samples as apart)."""
+    if not faces and not coloured:
+        return [], []
     local, off = _value_grid()
-    ny, nx = off.shape
-    bgr, inside, _ = view.sample(np.concatenate([_to_table(b, flip, local) for b, flip in faces]))
-    n = len(local)
-    return [_ink(bgr[i * n:(i + 1) * n], inside[i * n:(i + 1) * n], off) for i in range(len(faces))]
+    pts = ([_to_table(b, flip, local) for b, flip in faces]
+           + [_to_table(b, flip, _COLOUR_PLACES) for b, flip in coloured])
+    bgr, inside, clipped = view.sample(np.concatenate(pts))
+    n, m, first = len(local), len(_COLOUR_PLACES), len(faces) * len(local)
+    inks = [_ink(bgr[i * n:(i + 1) * n], inside[i * n:(i + 1) * n], off) for i in range(len(faces))]
+    colours = [(bgr[first + i * m:first + (i + 1) * m], inside[first + i * m:first + (i + 1) * m],
+                clipped[first + i * m:first + (i + 1) * m]) for i in range(len(coloured))]
+    return inks, colours
 
 
 def _ink(bgr: np.ndarray, inside: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -37,7 +37,9 @@ surround; a tile's inner disc is one flat colour. So pawns are found by that dom
    anywhere out to 13 mm (`_spreading`: a fingertip's finger, whichever way it lies) -, a white
    one whose rim is as bright as its top somewhere (the source's ring going on), a black one
    inside a dark band through it (a hand's shadow; dark in every channel: the blue tile is not),
-   nor anything on the cap or its edge (the cap beside a pawn is no finger nor its colour going on).
+   nor anything on the cap or its edge (the cap beside a pawn is no finger nor its colour going on);
+5. no pawn is a reading within GAP_MM of two others: the source's white between pawns standing on
+   it, where no pawn fits (`_without_gaps`).
 
 The cap (34 mm, black) is the black class's disc of its size on a tile in the coarse map
 (enix_search.py), else a tile whose middle is its grey.
@@ -164,6 +166,27 @@ def find_pawns(patches: list[np.ndarray], tile_centres: list[tuple[float, float]
             if any(math.dist(mm, p.centre) < APART_MM for p in found):
                 continue  # the same pawn seen from the patch of a neighbouring tile
             found.append(Pawn(colour, mm))
+    return _without_gaps(found)
+
+
+GAP_MM = 13.5  # two pawns (16 mm discs) stand at least 16 mm apart; their centres are read within 1.5 mm
+
+
+def _without_gaps(found: list[Pawn]) -> list[Pawn]:
+    """The pawns but readings that lie within GAP_MM of two others: a gap between pawns (the
+    source's white between two or three pawns on it, bright inside their dark flanks, reads as a
+    dome), where no pawn fits without overlapping both. The reading whose two nearest are nearest
+    goes first, then the others are asked again (a pawn beside a gap is no gap once it is gone)."""
+    found = list(found)
+    while len(found) >= 3:
+        worst, worst_sum = None, math.inf
+        for i, p in enumerate(found):
+            near = sorted(math.dist(p.centre, q.centre) for j, q in enumerate(found) if j != i)[:2]
+            if near[1] < GAP_MM and sum(near) < worst_sum:
+                worst, worst_sum = i, sum(near)
+        if worst is None:
+            break
+        del found[worst]
     return found
 
 

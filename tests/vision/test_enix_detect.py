@@ -963,3 +963,57 @@ def test_a_blurred_white_pawn_on_the_yellow_tile_is_found_by_its_flank():
     out still is, its rim is darker than its top all round, and it falls to half at one distance
     all round, which a stretch of ray between two dark outlines does not (`_white_flank`)."""
     assert _pawn_read_at(6411, "white") == ["white"]
+
+
+class _PairFaceView:
+    """A raw frame holding an energy face upright at (300, 200) mm: `face` (white-balanced sRGB BGR)
+    inside its white border, its caption band (14 mm high, 27 mm below the centre) `caption`; red
+    at 254 and up reads clipped, as TableView.sample says."""
+
+    def __init__(self, face, caption):
+        self.face, self.caption = np.array(face, np.float32), np.array(caption, np.float32)
+
+    def sample(self, points_mm):
+        d = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2) - (300.0, 200.0)
+        bgr = np.tile(self.face, (len(d), 1))
+        bgr[np.abs(d[:, 1] - 27.0) <= 7.0] = self.caption
+        return bgr, np.ones(len(d), bool), bgr >= 254
+
+
+def _green_read(view, kind: str) -> str | None:
+    """What `_green_names` makes of the face at (300, 200) mm, upright, that the map named `kind`."""
+    from tablecam.vision.enix import energy_colours
+    from tablecam.vision.enix_cards import _face_samples, _green_names, _green_shares
+    from tablecam.vision.enix_search import CardBlob
+
+    _, samples = _face_samples(view, [], [(CardBlob(kind, (300.0, 200.0), 90.0), False)])
+    return _green_names(samples, [kind], _green_shares(*energy_colours(None)))[0]
+
+
+@pytest.mark.parametrize("face, caption, read", [
+    ((22, 196, 255), (233, 231, 246), "solar"),  # 2500059's solar face in a light warmer than the reference
+    ((21, 219, 255), (235, 255, 255), "map"),  # the band's green clipped too: it cannot tell
+    ((43, 150, 255), (244, 246, 243), "wind"),
+    ((34, 167, 255), (200, 226, 255), "wind"),  # 2300160's: a dim caption
+    ((30, 187, 255), (240, 242, 244), None),  # a green between the two: neither, unsure
+])
+def test_a_face_of_the_yellow_or_orange_whose_red_is_clipped_is_named_by_its_green(face, caption, read):
+    """Solar and wind faces differ in green alone; where the sensor clipped their red, the face's
+    green over its own caption band's white names it (null between), whatever the coarse map said;
+    where the band's green is clipped too, it cannot tell, and the map's name stands."""
+    for kind in ("solar", "wind"):
+        assert _green_read(_PairFaceView(face, caption), kind) == (kind if read == "map" else read)
+
+
+def test_a_face_whose_red_is_not_clipped_keeps_the_maps_name():
+    assert _green_read(_PairFaceView((30, 180, 240), (240, 242, 244)), "wind") == "wind"
+
+
+def test_a_solar_face_in_a_warm_light_with_its_red_clipped_is_not_read_wind():
+    """Seed 2500059 (never seen until session 15): a solar face under a light warmer than the white
+    reference (two markers' whites clipped) reads (22, 196, 255); the coarse map named it wind."""
+    scene = render_scene("enix", 2500059)
+    obs = detect(scene.image, profile=scene.profile)
+    (truth,) = [c for c in scene.truth["cards"] if c["energy"] == "solar"]
+    got = [c for c in obs["cards"] if math.dist(c["center_mm"], truth["center_mm"]) <= 10.0]
+    assert [(c["energy"], c["value"]) for c in got] == [("solar", 0)]

@@ -1090,3 +1090,31 @@ def test_the_sources_white_past_a_rim_is_the_print_a_fingers_skin_is_not():
     cv2.circle(finger, (x, y), r, skin, -1)
     cv2.rectangle(finger, (x, y - r), (183, y + r), skin, -1)
     assert not _white_beyond(_stack([finger]).bgr, one, *at).any()
+
+
+def test_a_reading_between_two_pawns_closer_than_a_pawn_fits_is_a_gap():
+    """Three pawns on a source 20.8 mm apart leave the source's white between them, bright inside
+    their dark flanks: read as a white dome 11-12 mm from each (2500146, and 13 more on the tuning
+    sets), where no 16 mm pawn fits. It goes; a pawn with one close neighbour stays."""
+    from tablecam.vision.enix_pawns import Pawn, _without_gaps
+
+    ring = [Pawn(c, (100.0 + 12.0 * math.cos(a), 100.0 + 12.0 * math.sin(a)))
+            for c, a in (("white", 0.0), ("black", 2 * math.pi / 3), ("brown", 4 * math.pi / 3))]
+    gap = Pawn("white", (100.0, 100.0))
+    assert _without_gaps(ring + [gap]) == ring
+    assert _without_gaps([gap] + ring) == ring
+    pair = [Pawn("black", (0.0, 0.0)), Pawn("white", (13.2, 0.0)), Pawn("pink", (40.0, 0.0))]
+    assert _without_gaps(pair) == pair
+
+
+def test_the_sources_white_between_three_pawns_is_no_white_pawn():
+    """Seed 2500146: a white, a black and a brown pawn on the biomass source; the white between them
+    was read as a fourth (white) pawn 11 mm from two of them."""
+    from board_scenes import render_scene
+    from tablecam.vision.enix import detect
+
+    scene = render_scene("enix", 2500146)
+    obs = detect(scene.image, profile=scene.profile)
+    truth = [p["center_mm"] for p in scene.truth["pawns"]]
+    assert all(min(math.dist(p["center_mm"], t) for t in truth) <= 7.0 for p in obs["pawns"])
+    assert sorted(p["colour"] for p in obs["pawns"]) == sorted(p["colour"] for p in scene.truth["pawns"])

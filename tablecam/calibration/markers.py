@@ -35,6 +35,14 @@ WINDOW_MARGIN = 0.5
 # A rough look whose markers are not all confirmed in their windows still stands when this many
 # are (the table can be fixed from them; see MarkerFinder._detect_in_windows).
 MIN_CONFIRMED = 3
+# The largest threshold window (px) of the detector confirming a marker in its window: OpenCV's
+# passes at 3 and 13 px, not the third at 23. In a window the marker and its paper fill most of the
+# picture, and the 13 px pass already sees the outline the 23 px one would; the third pass cost a
+# third of the confirmation (0.4 ms a photo) and changed no marker found on 600 photos of three games
+# (corners: the same to 0.002 px on 95 % of them; at most 0.5 px on a 28 px marker, whose refined
+# corners move that much with where the detector puts its rough corners). See docs/calibration.md,
+# session 16, for what that moves downstream.
+WINDOW_THRESH_MAX = 13
 
 
 @dataclass(frozen=True)
@@ -206,8 +214,9 @@ class MarkerFinder:
         ArUco's work grows with the texture of the whole picture (every contour of the pieces and
         the table top is a candidate); in a window it sees the same pixels around the marker,
         thresholds them alike (the thresholds are local) and keeps the same outline, so the corners
-        are the very ones a search of the whole image gives. Only the size limits are relative to
-        the image, so each window's are rescaled to stay the same in pixels."""
+        are the ones a search of the whole image gives (but for the 23 px threshold pass, which a
+        window skips: WINDOW_THRESH_MAX). Only the size limits are relative to the image, so each
+        window's are rescaled to stay the same in pixels."""
         h, w = small.shape[:2]
         if places is not None:
             rough = [(mid, np.asarray(c, dtype=np.float64)) for mid, c in places if mid in self.ids]
@@ -293,6 +302,7 @@ class MarkerFinder:
         ratio = image_long_side / window_long_side
         params.minMarkerPerimeterRate = self._params.minMarkerPerimeterRate * ratio
         params.maxMarkerPerimeterRate = self._params.maxMarkerPerimeterRate * ratio
+        params.adaptiveThreshWinSizeMax = WINDOW_THRESH_MAX
         return cv2.aruco.ArucoDetector(self._dictionary, params)
 
     def _keep(self, raw: list[tuple[int, np.ndarray]]) -> Sightings:

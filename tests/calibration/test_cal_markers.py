@@ -39,7 +39,8 @@ def test_tracking_reads_the_markers_cells_and_refuses_a_hand():
 
 def test_the_search_in_windows_finds_the_very_corners_a_search_of_the_whole_frame_finds(monkeypatch):
     """A whole-frame search looks roughly first and then searches windows (faster): the corners,
-    and so the table and every reading, must be exactly those of searching the whole image."""
+    and so the table and every reading, must be those of searching the whole image (to the last
+    bit on these drawn tables; a window skips the 23 px threshold pass, see the next test)."""
     import tablecam.calibration.markers as markers
 
     for scene in (BIG, replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0)), replace(BIG, covered=(1,))):
@@ -55,6 +56,25 @@ def test_the_search_in_windows_finds_the_very_corners_a_search_of_the_whole_fram
     # The windows were really searched (the test above compares something) on the open table.
     small = cv2.resize(cv2.cvtColor(view(BIG), cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     assert sorted(mid for mid, _ in MarkerFinder()._detect_in_windows(small)) == [0, 1, 2, 3]
+
+
+def test_the_confirming_windows_skip_the_23_px_threshold_pass(monkeypatch):
+    """In its window a marker and its paper fill most of the picture: the 3 and 13 px threshold passes
+    find its outline, the 23 px pass only cost time. The corners stay those of all three passes."""
+    finder = MarkerFinder()
+    params = finder._window_detector(1014, 120).getDetectorParameters()
+    passes = range(params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax + 1,
+                   params.adaptiveThreshWinSizeStep)
+    assert list(passes) == [3, 13]
+    for scene in (BIG, replace(BIG, cam=replace(BIG.cam, tilt_deg=25.0, roll_deg=-8.0))):
+        grey = cv2.cvtColor(view(scene), cv2.COLOR_BGR2GRAY)
+        two = finder.find_all(grey)
+        with monkeypatch.context() as m:
+            m.setattr(markers, "WINDOW_THRESH_MAX", 23)
+            three = finder.find_all(grey)
+        assert sorted(two.markers) == sorted(three.markers) == [0, 1, 2, 3]
+        for mid in three.markers:
+            assert np.abs(two.markers[mid].corners - three.markers[mid].corners).max() < 0.01
 
 
 def test_markers_the_rough_look_misses_are_found_where_the_others_put_them(monkeypatch):

@@ -43,8 +43,8 @@ from .board_lattice import (TIGHT_UNITS, Lattice, fit_at_angle, fit_lattice, fit
                             site_residuals)
 from .colour_blobs import blobs_in_regions, colourfulness
 from .face_down import find_face_down
-from .micropul_faces import (BLUR_MM, QUADRANTS, TEMPLATE_NAMES, FaceModel, FaceReading, _quadrant_slice, alignment,
-                             face_model, faces_matching, read_faces)
+from .micropul_faces import (BLUR_MM, QUADRANTS, TEMPLATE_NAMES, FaceModel, FaceReading, alignment,
+                             face_model, faces_matching, quadrants, read_faces)
 from .print_ink import disc_spots, work_array
 from .table_patches import quad_patches
 from .tile_darkness import graded_darkness, tile_darkness
@@ -1829,15 +1829,17 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
     big = np.array([bool(r.face.big) for r in readings])
     micropul = (t_idx == TEMPLATE_NAMES.index("W")) | (t_idx == TEMPLATE_NAMES.index("B")) | big[:, None]
     best = np.full(n, np.inf)
-    for qi, q in enumerate(QUADRANTS):
+    # Each quadrant's pixels cut once for all (the same numbers as quadrant by quadrant).
+    dark_q = quadrants(dark, half)
+    weights_q = None if weights is None else quadrants(weights, half)
+    for qi in range(len(QUADRANTS)):
         use = visible[:, qi] & micropul[:, qi]
         if not use.any():
             continue
-        ys, xs = _quadrant_slice(q, half)
-        o = dark[:, ys, xs][use].reshape(int(use.sum()), -1)
+        o = dark_q[use, qi]  # (M, P)
         t = model.templates[bi[use], qi, t_idx[use, qi]]  # (M, P)
-        if weights is not None:
-            t = t * weights[:, ys, xs][use].reshape(len(t), -1)  # the ink where it can be seen
+        if weights_q is not None:
+            t = t * weights_q[use, qi]  # the ink where it can be seen
         ratio = (o * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-9)
         best[use] = np.minimum(best[use], ratio)
     # No micropul of this face can be seen: fine when a stone hides one (it lies on a micropul).

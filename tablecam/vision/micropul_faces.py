@@ -136,6 +136,14 @@ def _quadrant_slice(q: str, half: int) -> tuple[slice, slice]:
     return ys, xs
 
 
+def quadrants(patches: np.ndarray, half: int) -> np.ndarray:
+    """(N, 4, half * half), QUADRANTS order, each quadrant's pixels row by row: the quadrants of
+    patches (N, >= 2 half, same) cut at once (one copy, not four and a stack: the same numbers)."""
+    n = len(patches)
+    whole = patches[:, :2 * half, :2 * half]
+    return whole.reshape(n, 2, half, 2, half).transpose(0, 1, 3, 2, 4).reshape(n, 4, half * half)
+
+
 def _blurred(img: np.ndarray, sigma_px: float) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), sigma_px, borderType=cv2.BORDER_REPLICATE)
 
@@ -239,8 +247,7 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     if n == 0:
         return []
     half = model.quadrant_px
-    slices = [_quadrant_slice(q, half) for q in QUADRANTS]
-    obs = np.stack([patches[:, ys, xs].reshape(n, -1) for ys, xs in slices], axis=1)  # (N, 4, P)
+    obs = quadrants(patches, half)  # (N, 4, P)
     n_blur, _, n_t, n_p = model.templates.shape
     visible = np.asarray(visible, bool).copy()
     obs_norm = np.einsum("nqp,nqp->nq", obs, obs)  # (N, 4)
@@ -252,7 +259,7 @@ def read_faces(model: FaceModel, patches: np.ndarray, visible: np.ndarray, max_b
     if masked.any():
         # The same sums with each pixel weighted, for the few patches that have weights.
         wm = weights[masked]
-        wq = np.stack([wm[:, ys, xs].reshape(len(wm), -1) for ys, xs in slices], axis=1).astype(np.float32)
+        wq = quadrants(wm, half).astype(np.float32)
         seen = wq.sum(axis=2)
         # A quadrant mostly under something else is not read at all.
         visible[masked] &= seen >= MIN_SEEN_SHARE * n_p

@@ -29,9 +29,31 @@ def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int,
     """Ink darkness (N, side, side) in [0, 1] of tile patches `grey` (N, side + 2 margin, same),
     and each quadrant's paper white (N, 4) in grey levels (order ul, ur, ll, lr). `seen`: see
     remove_edge_spill."""
-    n = len(grey)
-    half = side_px // 2
     tile = grey[:, margin_px:margin_px + side_px, margin_px:margin_px + side_px].astype(np.float32)
+    dark, whites = _quadrant_darkness(tile) if side_px % 2 == 0 else _quadrant_darkness_odd(tile)
+    np.clip(dark, 0.0, 1.0, out=dark)
+    return remove_edge_spill(dark, seen), whites
+
+
+def _quadrant_darkness(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """1 - grey / its quadrant's paper white (N, side, side), unclipped, and the whites (N, 4) (ul, ur,
+    ll, lr) of float32 patches of an even side: the four quadrants in one array, one partition and
+    one division for all (quadrant by quadrant, the calls cost more than the arithmetic): per pixel
+    the same float32 steps, the same white (the same order statistic), so the same numbers."""
+    n, side, _ = tile.shape
+    half = side // 2
+    quads = tile.reshape(n, 2, half, 2, half).transpose(0, 1, 3, 2, 4).reshape(n, 4, half * half)
+    kth = int(round(PAPER_PERCENTILE / 100 * (half * half - 1)))
+    whites = np.ascontiguousarray(np.partition(quads, kth, axis=2)[:, :, kth])
+    dark = 1.0 - quads / np.maximum(whites, 1.0)[:, :, None]
+    return dark.reshape(n, 2, 2, half, half).transpose(0, 1, 3, 2, 4).reshape(n, side, side), whites
+
+
+def _quadrant_darkness_odd(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_quadrant_darkness for an odd side (quadrants of unequal sizes), quadrant by quadrant."""
+    n = len(tile)
+    side_px = tile.shape[1]
+    half = side_px // 2
     dark = np.empty_like(tile)
     whites = np.empty((n, 4), np.float32)
     for k, (ys, xs) in enumerate(((slice(0, half), slice(0, half)), (slice(0, half), slice(half, side_px)),
@@ -43,8 +65,7 @@ def tile_darkness(grey: np.ndarray, side_px: int, margin_px: int,
         white = np.partition(flat, kth, axis=1)[:, kth] if n else np.zeros(0, np.float32)
         whites[:, k] = white
         dark[:, ys, xs] = 1.0 - block / np.maximum(white, 1.0)[:, None, None]
-    np.clip(dark, 0.0, 1.0, out=dark)
-    return remove_edge_spill(dark, seen), whites
+    return dark, whites
 
 
 def remove_edge_spill(dark: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:

@@ -1503,3 +1503,32 @@ def test_at_the_widest_blur_a_big_tiles_catalyst_is_not_told_by_its_area():
     assert _big_catalyst_read(plus, 1.9, BLUR_MM[-1]) is None  # the templates 0.97 for the plus: unsure
     assert _big_catalyst_read(dot, 1.9, BLUR_MM[-1]) == dot  # the templates 6 for the dot
     assert _big_catalyst_read(plus, 1.0) == plus
+
+
+def test_the_quadrants_cut_at_once_are_those_cut_one_by_one():
+    # read_faces and _micropul_ink cut every patch's four quadrants in one copy (micropul_faces.quadrants)
+    # where they took four slices and stacked them: the same pixels in the same order, QUADRANTS order.
+    from tablecam.vision.micropul_faces import QUADRANTS, _quadrant_slice, quadrants
+
+    rng = np.random.default_rng(16)
+    for side, half in ((60, 30), (61, 30), (8, 3)):  # a patch larger than two quadrants keeps its top left
+        patches = rng.random((5, side, side), dtype=np.float32)
+        one_by_one = np.stack([patches[:, ys, xs].reshape(5, -1)
+                               for ys, xs in (_quadrant_slice(q, half) for q in QUADRANTS)], axis=1)
+        assert np.array_equal(quadrants(patches, half), one_by_one)
+
+
+def test_the_quadrant_whites_taken_at_once_give_the_darkness_taken_quadrant_by_quadrant():
+    # tile_darkness takes the four quadrants' paper whites with one partition and divides once (an even
+    # side); quadrant by quadrant (as before, and still for an odd side) gives the same bits.
+    from tablecam.vision.tile_darkness import _quadrant_darkness, _quadrant_darkness_odd
+
+    rng = np.random.default_rng(5)
+    tile = rng.integers(0, 256, (7, 60, 60)).astype(np.float32)
+    tile[2, :30, :30] = 0.0  # a quadrant all black: its white is clamped to 1
+    dark, whites = _quadrant_darkness(tile)
+    dark_q, whites_q = _quadrant_darkness_odd(tile)
+    assert dark.dtype == dark_q.dtype and whites.dtype == whites_q.dtype
+    assert np.array_equal(dark, dark_q) and np.array_equal(whites, whites_q)
+    odd = tile_darkness(rng.integers(0, 256, (2, 63, 63)).astype(np.uint8), 61, 1)  # an odd side still reads
+    assert odd[0].shape == (2, 61, 61) and odd[1].shape == (2, 4)

@@ -351,9 +351,19 @@ def _outline_placed(best, outline, frame, fix, search, spots_mm, strength, state
     strong = replace(fit, inliers=fit.inliers & (strength >= WEAK_SUPPORT))
     reading = _read_lattice(frame, fix, search, fit.lattice, strong, spots_mm, strength, state, settings, model,
                             light)
-    if _more_tiles(reading, best) and _clear_outline_board(reading, fit, strength, model):
+    if _more_tiles(reading, best) and (_clear_outline_board(reading, fit, strength, model)
+                                       or _many_with_discs(reading, strong, strength)):
         return reading
     return best
+
+
+def _many_with_discs(reading, fit, strength: np.ndarray) -> bool:
+    """The outlines' lattice reads more faces than a board of a few tiles under a hand shows, one of
+    them with two disc spots on its sites (`fit`: the spots of two spots' worth only), as the lattice
+    at the outlines' angle wins (seed 6485). A small board far off and blurred, its marks' lattice 16
+    degrees off, read one tile **wrong** and three invented there, while the outlines' lattice read
+    all five with a face (the three in view right), two of them not by far (4.1, 4.8; seed 2200262)."""
+    return _board_score(reading)[0] > FEW_TILES and _tile_with_discs(reading[4], fit, strength)
 
 
 OUTLINE_SAME_UNITS = 0.15  # the outlines place edges within 0.1 of a side: a lattice this near is the same board

@@ -278,13 +278,34 @@ def _peaks(lum: np.ndarray, border: int = 0) -> tuple[np.ndarray, np.ndarray]:
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     margin = int(math.ceil(RIM_RADII_MM[1] * ppm)) + 1
     r = k // 2
-    top, rim, disc, around = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM, (0.0, 0.3 * PAWN_MM),
-                                               (0.55 * PAWN_MM, 0.7 * PAWN_MM)), ppm, margin - r, border)
-    score, dark_disc = _scores(top, rim, disc, around)
+    top, rim = _ring_means(lum, ((0.0, TOP_MM / 2), RIM_RADII_MM), ppm, margin - r, border)
+    score = _dome_score(top, rim)
     # Peaks a few mm apart are all checked; only then does a checked pawn hide its neighbours (a
     # print feature next to a pawn can outscore it without being one).
+    dark_disc = _dark_disc_map(lum, border, margin - r)
     ys, xs = zip(*(_local_maxima(sc, kernel, r) for sc in (score, dark_disc)))
     return np.concatenate(xs) + margin, np.concatenate(ys) + margin
+
+
+DARK_DISC_PX_PER_MM = READ_PX_PER_MM / 2  # the dark-disc score's rings are read at half the patch's scale
+
+
+def _dark_disc_map(lum: np.ndarray, border: int, inset: int) -> np.ndarray:
+    """The dark-disc score of every pixel `inset` px or more inside the patch (as `_ring_means`'
+    window). A black pawn's disc (4.8 mm) and its surroundings (8.8-11.2 mm out) are wide and smooth:
+    their means are read on the patch halved (2x2 means, DARK_DISC_PX_PER_MM: a transform a quarter
+    the dome's size) and the score brought back to the patch's pixels bilinearly, so its peaks lie
+    where the full-scale score's do, within a pixel or so (the refinement then looks round them)."""
+    h, w = lum.shape
+    half = cv2.resize(lum, (w // 2, h // 2), interpolation=cv2.INTER_AREA)  # (border and patch are even)
+    half_inset = inset // 2 - 1  # a half pixel more than the window on each side, for the interpolation
+    disc, around = _ring_means(half, ((0.0, 0.3 * PAWN_MM), (0.55 * PAWN_MM, 0.7 * PAWN_MM)),
+                               DARK_DISC_PX_PER_MM, half_inset, border // 2)
+    dark = _dark_disc_score(disc, around)
+    full = cv2.resize(dark, (2 * dark.shape[1], 2 * dark.shape[0]), interpolation=cv2.INTER_LINEAR)
+    cut = inset - 2 * half_inset  # the window's first pixel in the upsampled map
+    size = (h - 2 * border - 2 * inset, w - 2 * border - 2 * inset)
+    return full[cut:cut + size[0], cut:cut + size[1]]
 
 
 def _local_maxima(score: np.ndarray, kernel: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -307,14 +328,17 @@ def _local_maxima(score: np.ndarray, kernel: np.ndarray, r: int) -> tuple[np.nda
     return y + by, x + bx
 
 
-def _scores(top: np.ndarray, rim: np.ndarray, disc: np.ndarray, around: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The dome score (top - rim) / max(top, 1e-3) and the dark-disc score (around - disc) /
-    max(around, 1e-3) - 0.5 of the ring means (float32). OpenCV's float subtraction, maximum and
-    division give numpy's very values (IEEE; the bound 1e-3 as float32) at about half its time on
-    these strided windows of the transforms."""
-    score = cv2.divide(cv2.subtract(top, rim), cv2.max(top, 1e-3))
-    dark_disc = cv2.subtract(cv2.divide(cv2.subtract(around, disc), cv2.max(around, 1e-3)), 0.5)
-    return score, dark_disc
+def _dome_score(top: np.ndarray, rim: np.ndarray) -> np.ndarray:
+    """The dome score (top - rim) / max(top, 1e-3) of the ring means (float32). OpenCV's float
+    subtraction, maximum and division give numpy's very values (IEEE; the bound 1e-3 as float32) at
+    about half its time on these strided windows of the transforms."""
+    return cv2.divide(cv2.subtract(top, rim), cv2.max(top, 1e-3))
+
+
+def _dark_disc_score(disc: np.ndarray, around: np.ndarray) -> np.ndarray:
+    """The dark-disc score (around - disc) / max(around, 1e-3) - 0.5 of the ring means (float32), as
+    `_dome_score` works it out."""
+    return cv2.subtract(_dome_score(around, disc), 0.5)
 
 
 def _candidates(stack: _Stack, white: np.ndarray | None = None, palette: np.ndarray | None = None,

@@ -912,7 +912,7 @@ def test_the_luminance_of_a_lone_pixel_is_that_of_a_one_pixel_image():
 
 
 def test_the_peak_scores_are_numpys_very_values():
-    """`_scores` works the dome and dark-disc scores out with OpenCV (faster on the transforms'
+    """`_dome_score` and `_dark_disc_score` work the dome and dark-disc scores out with OpenCV (faster on the transforms'
     strided windows): the very bits numpy's formulas give, for dark, bright and zero means, on
     strided windows as `_ring_means` hands them over."""
     import tablecam.vision.enix_pawns as pm
@@ -923,7 +923,7 @@ def test_the_peak_scores_are_numpys_very_values():
         a[:3] = 0.0
         a[3:6, :] = 1e-3
     top, rim, disc, around = (a[5:-5, 7:-7] for a in big)
-    score, dark_disc = pm._scores(top, rim, disc, around)
+    score, dark_disc = pm._dome_score(top, rim), pm._dark_disc_score(disc, around)
     want_score = (top - rim) / np.maximum(top, 1e-3)
     want_dark = (around - disc) / np.maximum(around, 1e-3) - 0.5
     assert score.dtype == dark_disc.dtype == np.float32
@@ -1118,3 +1118,53 @@ def test_the_sources_white_between_three_pawns_is_no_white_pawn():
     truth = [p["center_mm"] for p in scene.truth["pawns"]]
     assert all(min(math.dist(p["center_mm"], t) for t in truth) <= 7.0 for p in obs["pawns"])
     assert sorted(p["colour"] for p in obs["pawns"]) == sorted(p["colour"] for p in scene.truth["pawns"])
+
+
+def _black_pawn_lum(at) -> np.ndarray:
+    """The padded luminance of one patch with a black pawn at `at` (patch px) on a light tile."""
+    return _stack([_pawn_patch((200, 210, 220), (34, 34, 34), at)]).lum[0]
+
+
+def test_the_dark_disc_score_is_read_at_half_scale():
+    """The dark-disc rings (wide and smooth) are read on the patch halved, a transform a quarter the
+    size of the dome's: only the dome's rings are read at the patch's own scale."""
+    import tablecam.vision.enix_pawns as pm
+
+    seen = []
+    real = pm._ring_means
+
+    def spy(lum, rings, ppm, *args):
+        seen.append((lum.shape, ppm, rings))
+        return real(lum, rings, ppm, *args)
+
+    lum = _black_pawn_lum((90, 95))
+    pm._ring_means = spy
+    try:
+        pm._peaks(lum, STACK_PAD)
+    finally:
+        pm._ring_means = real
+    dark_rings = ((0.0, 0.3 * pm.PAWN_MM), (0.55 * pm.PAWN_MM, 0.7 * pm.PAWN_MM))
+    assert [(s, p) for s, p, r in seen if r == dark_rings] == [((lum.shape[0] // 2, lum.shape[1] // 2), READ_PX_PER_MM / 2)]
+    assert all(p == READ_PX_PER_MM and dark_rings[0] not in r for s, p, r in seen if r != dark_rings)
+
+
+@pytest.mark.parametrize("at", [(90, 95), (91, 96), (60.5, 120.25)])
+def test_the_half_scale_dark_disc_score_peaks_where_the_full_scale_one_does(at):
+    """Brought back to the patch's pixels, the half-scale score follows the full-scale one (within
+    0.03 over the window), is as high at the black pawn's centre as anywhere, and a peak lies
+    within a pixel of that centre, wherever it stands against the 2x2 blocks."""
+    import tablecam.vision.enix_pawns as pm
+
+    lum = _black_pawn_lum(at)
+    margin, r = int(math.ceil(pm.RIM_RADII_MM[1] * READ_PX_PER_MM)) + 1, 3
+    disc, around = pm._ring_means(lum, ((0.0, 0.3 * pm.PAWN_MM), (0.55 * pm.PAWN_MM, 0.7 * pm.PAWN_MM)),
+                                  READ_PX_PER_MM, margin - r, STACK_PAD)
+    full = pm._dark_disc_score(disc, around)
+    half = pm._dark_disc_map(lum, STACK_PAD, margin - r)
+    assert half.shape == full.shape
+    assert float(np.abs(half - full).max()) < 0.03
+    # (A drawn disc's score is a plateau: its top lies within a pixel or two of the centre at either scale.)
+    o = margin - r
+    assert float(half.max() - half[int(round(at[1])) - o, int(round(at[0])) - o]) < 0.002
+    xs, ys = pm._peaks(lum, STACK_PAD)
+    assert min(math.hypot(px - at[0], py - at[1]) for px, py in zip(xs, ys)) <= 1.0

@@ -224,7 +224,8 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
                 reading = _read_lattice(frame, fix, search, other.lattice, other, spots_mm, strength, state,
                                         settings, model, light)
                 if _more_tiles(reading, best) and (_tile_with_discs(reading[4], other, strength)
-                                                   or _board_score(reading)[0] > FEW_TILES):
+                                                   or _board_score(reading)[0] > FEW_TILES) \
+                        or _clearly_truer(reading, best, other, strength, model):
                     best = reading
         if outline is not None and _board_score(best)[0] <= FEW_TILES:
             best = _outline_placed(best, outline, frame, fix, search, spots_mm, strength, state, settings, model,
@@ -713,6 +714,23 @@ def _tile_with_discs(verdicts: dict, fit, strength: np.ndarray, least: int = 2) 
     for c in marked.tolist():
         counts[tuple(c)] = counts.get(tuple(c), 0) + 1
     return any(v.kind == "tile" and v.face is not None and counts.get(c, 0) >= least for c, v in verdicts.items())
+
+
+def _clearly_truer(reading, than, fit, strength: np.ndarray, model: FaceModel) -> bool:
+    """`reading` (the lattice at the outlines' angle) reads as many faces as `than` (the marks'
+    lattice, turned away from it), each of them on a disc spot and by far (_clear_outline_board),
+    while none of `than`'s is by far: the two lattices cannot both be the board, and only this one's
+    tiles show it (seed 2200050: a hand over most of a board, the marks' lattice 46 degrees off read
+    one cell 4.6 ahead, the outlines' lattice the tile beside the hand 13.5 ahead; no board was found)."""
+    count = _board_score(reading)[0]
+    if count == 0 or count != _board_score(than)[0]:
+        return False
+    scale = (model.side_px / 60.0) ** 2
+    clear = NEAR_LIMIT_MARGIN * MIN_MARGIN * scale
+    faced = [v for v in than[4].values() if v.kind == "tile" and v.face is not None]
+    if any(_tile_margin(model, v.reading) >= clear for v in faced):
+        return False
+    return _clear_outline_board(reading, fit, strength, model)
 
 
 def _more_tiles(reading, than) -> bool:

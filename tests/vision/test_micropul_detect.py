@@ -339,3 +339,18 @@ def test_a_small_far_board_on_its_outlines_lattice(cache_dir):
     s = score(detect(sc.image, profile=sc.profile), sc)
     assert s.tiles_wrong == s.tiles_invented == s.tiles_unknown == s.stones_invented == 0
     assert s.stones_right == s.stones == 3
+
+
+# Session 16: a hand over most of a board; the marks' lattice, 46 degrees off, read one cell 4.6
+# ahead, and the lattice at the tiles' outlines' angle the tile beside the hand (under a stone)
+# 13.5 ahead on its disc spots: as many faces, so the marks' board stood and was then no board at
+# all (2200050). The lattice whose every tile shows itself by far wins when the other's do not.
+def test_at_an_equal_count_the_lattice_whose_tiles_are_clear_wins(cache_dir):
+    from micropul_scenes import render_scene
+
+    sc = cached(cache_dir, "scene_2200050", lambda: render_scene(2200050))
+    obs = detect(sc.image, profile=sc.profile)
+    s = score(obs, sc)
+    assert NO_BOARD not in obs["warnings"]
+    assert s.tiles_wrong == s.tiles_invented == s.tiles_unknown == s.stones_invented == 0
+    assert s.stones_right == s.stones == 1

@@ -112,6 +112,9 @@ def new_game(page, running, names=("Ann", "Bob")):
         page.click("#btn-pin-ok")
     page.wait_for_function("document.querySelector('#players .who') && "
                            f"document.querySelector('#players .who').textContent === {names[0]!r}")
+    # The names come by the event stream, and may show before the page has the start's own answer,
+    # on which it stores the PIN: wait for that too, or a test that clears the PIN next races it.
+    page.wait_for_function("localStorage.getItem('tablecam.pin') !== null")
 
 
 def test_the_recogniser_follows_a_whole_demo_game_with_its_illegal_tile_to_the_final_ranking(page, running):
@@ -162,6 +165,10 @@ def test_the_recogniser_follows_a_whole_demo_game_with_its_illegal_tile_to_the_f
 def test_a_correction_with_the_pin_survives_a_server_restart_and_can_be_undone(page, running):
     hold_the_demo_still(running.server)
     open_page(page, running)
+    # The start's answer arrives late (a slow link): the players' names come first, by the event
+    # stream. The PIN cleared below must not be stored again by that answer afterwards (new_game waits).
+    page.evaluate("""() => { const f = window.fetch; window.fetch = async (...a) => { const r = await f(...a);
+        if (String(a[0]).includes('/api/game')) await new Promise(ok => setTimeout(ok, 1500)); return r; }; }""")
     new_game(page, running, ("Eve", "Finn"))
     page.evaluate("localStorage.removeItem('tablecam.pin')")  # this tablet must give the PIN again
     page.click("#btn-counts")

@@ -1358,13 +1358,8 @@ def _paper_tint(patches: np.ndarray, grey: np.ndarray, light, side_px: int, marg
     h = half // 2
     if g.shape[1] == g.shape[2] == 2 * h:
         # Four equal quadrants: all of them at once, each pixel where the loop below would take it.
-        def quadrants(a):  # (n, 2h, 2h, ...) -> (n, 4, h * h, ...), QUADRANTS order, rows within
-            m, rest = a.shape[0], a.shape[3:]
-            moved = a.reshape((m, 2, h, 2, h) + rest).transpose((0, 1, 3, 2, 4) + tuple(range(5, 5 + len(rest))))
-            return moved.reshape((m, 4, h * h) + rest)
-
-        out[:] = _quadrant_tint(quadrants(colour), quadrants(g), quadrants(seen), quadrants(spread),
-                                quadrants(middle[None])[0])
+        out[:] = _quadrant_tint(quadrants(colour, h), quadrants(g, h), quadrants(seen, h), quadrants(spread, h),
+                                quadrants(middle[None], h)[0])
         return out
     for k, (ys, xs) in enumerate(((slice(0, h), slice(0, h)), (slice(0, h), slice(h, None)),
                                   (slice(h, None), slice(0, h)), (slice(h, None), slice(h, None)))):

@@ -137,11 +137,12 @@ def _quadrant_slice(q: str, half: int) -> tuple[slice, slice]:
 
 
 def quadrants(patches: np.ndarray, half: int) -> np.ndarray:
-    """(N, 4, half * half), QUADRANTS order, each quadrant's pixels row by row: the quadrants of
-    patches (N, >= 2 half, same) cut at once (one copy, not four and a stack: the same numbers)."""
-    n = len(patches)
+    """(N, 4, half * half, ...), QUADRANTS order, each quadrant's pixels row by row: the quadrants of
+    patches (N, >= 2 half, same, ...) cut at once (one copy, not four and a stack: the same numbers)."""
+    n, rest = len(patches), patches.shape[3:]
     whole = patches[:, :2 * half, :2 * half]
-    return whole.reshape(n, 2, half, 2, half).transpose(0, 1, 3, 2, 4).reshape(n, 4, half * half)
+    moved = whole.reshape((n, 2, half, 2, half) + rest).transpose((0, 1, 3, 2, 4) + tuple(range(5, 5 + len(rest))))
+    return moved.reshape((n, 4, half * half) + rest)
 
 
 def _blurred(img: np.ndarray, sigma_px: float) -> np.ndarray:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .micropul_faces import quadrants
+
 PAPER_PERCENTILE = 85  # at least half of every quadrant is bare paper, even under a big micropul
 SPILL_DEPTH = 4.0 / 30.0  # how far (of a side) the edge's darkness is followed inwards
 # A neighbour's soft shadow (the lamp low beside the board) reaches further, fading slowly: where
@@ -42,7 +44,7 @@ def _quadrant_darkness(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the same float32 steps, the same white (the same order statistic), so the same numbers."""
     n, side, _ = tile.shape
     half = side // 2
-    quads = tile.reshape(n, 2, half, 2, half).transpose(0, 1, 3, 2, 4).reshape(n, 4, half * half)
+    quads = quadrants(tile, half)
     kth = int(round(PAPER_PERCENTILE / 100 * (half * half - 1)))
     whites = np.ascontiguousarray(np.partition(quads, kth, axis=2)[:, :, kth])
     dark = 1.0 - quads / np.maximum(whites, 1.0)[:, :, None]

@@ -143,6 +143,58 @@ def test_a_hidden_quadrant_ties_the_faces_that_differ_only_there():
     assert face in close and Face("W", "B", "B", "B") in close
 
 
+def test_a_small_lead_on_a_close_fit_tells_the_face_and_on_a_loose_fit_does_not():
+    # Session 17: a catalyst on a far board leads by under MIN_MARGIN however clean the photo (1800060:
+    # 0.61 and 0.97 ahead, worst quadrants 0.0007 and 0.0004); a face read wrong led as little on a
+    # loose fit (5365: 0.52 ahead on 0.0019). A big micropul's catalyst keeps its own rule.
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import _face_told, _Verdict
+
+    model = face_model(60)
+    face = next(t.face for t in all_tiles() if not t.face.big)
+    dark, _ = tile_darkness(_drawn_tile(face, 1.9)[None], 60, 6)
+    r = read_faces(model, dark, np.ones((1, 4), bool))[0]
+    assert r.face == face
+    seen = np.ones(4, bool)
+
+    def told(margin, errors, reading=r, visible=seen):
+        return _face_told(_Verdict("tile", replace(reading, margin=margin, quadrant_error=errors)), visible, 1.0)
+
+    assert told(0.61, (0.0007, 0.0003, 0.0005, 0.0002)) == face
+    assert told(0.97, (0.0004,) * 4) == face
+    assert told(0.52, (0.0019, 0.0005, 0.0005, 0.0005)) is None  # 5365's lead and fit: read wrong
+    assert told(0.45, (0.0001,) * 4) is None  # under half the margin asked, however close the fit
+    # Only the quadrants in view count: a stone's quadrant is not read.
+    assert told(0.8, (0.0005, 0.0005, 0.0005, 0.0)) == face
+    three = np.array([True, True, True, False])
+    assert told(0.8, (0.0005, 0.0005, 0.0005, 0.01), visible=three) == face
+    assert told(0.8, (0.0005, 0.0005, 0.0005, 0.01)) is None
+    big = next(t.face for t in all_tiles() if t.face.big)
+    assert told(0.9, (0.0002,) * 4, reading=replace(r, face=big)) is None
+    # A face read by the margin is the verdict's own, whatever its fit.
+    assert _face_told(_Verdict("tile", r, face), seen, 1.0) == face
+
+
+def test_a_far_boards_ink_floor_asks_a_sure_face_on_a_close_fit():
+    # Session 17: half the template's micropul ink is enough only at the widest blur, for a face ahead by
+    # the margin, fitting within a quarter of the limit in every quadrant in view (2100122, 1800060).
+    from dataclasses import replace
+
+    from tablecam.vision.micropul import _far_board_print
+    from tablecam.vision.micropul_faces import BLUR_MM
+
+    model = face_model(60)
+    face = next(t.face for t in all_tiles() if not t.face.big)
+    r = read_faces(model, tile_darkness(_drawn_tile(face, 1.9)[None], 60, 6)[0], np.ones((1, 4), bool))[0]
+    cases = [(BLUR_MM[-1], 2.5, 0.0004, True),  # 2100122's ring at 0.549 of the ink
+             (BLUR_MM[-1], 2.5, 0.0071, False),  # a table cell beside a board fitted so
+             (BLUR_MM[-1], 0.9, 0.0004, False),  # the face not sure
+             (BLUR_MM[-2], 2.5, 0.0004, False)]  # a nearer, sharper board keeps the floor
+    assert [_far_board_print(model, replace(r, blur_mm=b, margin=m), w) for b, m, w, _ in cases] == \
+        [ok for _, _, _, ok in cases]
+
+
 def _scene(truth: dict) -> Scene:
     return Scene(0, np.zeros((1, 1, 3), np.uint8), truth, None, tuple(0.0 for _ in truth["tiles"]),
                  tuple({} for _ in truth["tiles"]))
@@ -842,12 +894,16 @@ def test_a_pale_grey_table_under_a_dark_finger_is_no_covered_tile_without_a_ston
     # Seed 6211: beside a board, a grey table at 0.81-0.83 of the board's paper with a finger in its
     # own shade over it (not coloured) and one faint spot on a site: a covered tile was invented.
     # With a stone on it (reported only with its tile) the cell is still let in as before.
-    from tablecam.vision.micropul import WEAK_SUPPORT, _least_bare_paper, _partly_paper
+    from tablecam.vision.micropul import BARE_PAPER_SUPPORT, _least_bare_paper, _partly_paper
 
     whites, tint = np.array([[135.0, 131.0, 100.0, 123.0]]), np.array([[0.01, 0.01, 0.08, 0.01]])
     assert not _partly_paper(0, whites, tint, 162.0, _least_bare_paper(0.13, stone=False))
     assert _partly_paper(0, whites, tint, 162.0, _least_bare_paper(0.13, stone=True))
-    assert _partly_paper(0, whites, tint, 162.0, _least_bare_paper(WEAK_SUPPORT, stone=False))  # discs: as before
+    assert _partly_paper(0, whites, tint, 162.0, _least_bare_paper(BARE_PAPER_SUPPORT, stone=False))  # discs
+    # Session 17, seed 7520: a grey table's cell at 0.65 of the board's paper, nothing coloured, a finger's
+    # shade on its sites worth just over two spots (0.203): no covered tile without three spots' worth.
+    grey, neutral = np.full((1, 4), 0.65 * 162.0), np.full((1, 4), 0.06)
+    assert not _partly_paper(0, grey, neutral, 162.0, _least_bare_paper(0.203, stone=False))
 
 
 # Seed 6083's disc spots (table mm, weight): two tiles at -19.01 degrees, centres (367.3, 362.3) and

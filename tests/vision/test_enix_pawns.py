@@ -310,6 +310,46 @@ def test_the_written_out_reductions_over_the_radii_are_numpys_own(radii):
     assert np.array_equal(_extreme_over_radii(with_inf, np.minimum), with_inf.min(axis=1))
 
 
+def test_the_loops_over_a_profiles_radii_are_opencvs_on_its_strided_rows(monkeypatch):
+    """A spokes profile's radius is a (points, directions) view whose rows lie a profile apart:
+    `_mean_over_radii`, `_extreme_over_radii` and `_darkest_radius` take such rows with OpenCV
+    (numpy works them row by row, several times slower) - the very values numpy gives; anything
+    else (not float32 (points, radii, directions), or no points) stays numpy's."""
+    import cv2 as cv
+
+    import tablecam.vision.enix_pawns as pm
+
+    calls = []
+
+    def counting(fn):
+        def wrapped(*a, **k):
+            calls.append(fn.__name__)
+            return fn(*a, **k)
+        return wrapped
+
+    monkeypatch.setattr(pm.cv2, "add", counting(cv.add))
+    monkeypatch.setattr(pm.cv2, "min", counting(cv.min))
+    monkeypatch.setitem(pm._CV_PICK, np.maximum, counting(cv.max))
+    monkeypatch.setitem(pm._CV_PICK, np.minimum, counting(cv.min))
+    stack = _stack(_noisy_patches(2))
+    k, x, y = np.repeat([0, 1], 40), np.tile(np.arange(50, 130, 2), 2), np.tile(np.arange(60, 140, 2), 2)
+    prof = _spokes(stack.lum, k, x, y, tuple(pm._RADII), READ_PX_PER_MM)
+    assert pm._cv_rows(prof[:, pm._R_RIM]) and not prof[:, pm._R_RIM].flags.c_contiguous
+    rim = prof[:, pm._R_RIM]
+    assert np.array_equal(pm._mean_over_radii(rim), rim.mean(axis=1)) and calls.count("add") == 4
+    band = prof[:, pm._R_BAND]
+    assert np.array_equal(pm._extreme_over_radii(band, np.minimum), band.min(axis=1))
+    assert np.array_equal(pm._extreme_over_radii(band, np.maximum), band.max(axis=1))
+    radii = pm._RADII[pm._R_BAND]
+    assert np.array_equal(pm._darkest_radius(band, radii), radii[np.argmin(band, axis=1)])
+    assert calls.count("min") == 12 + 12 + len(radii) - 2 and calls.count("max") == 12
+    calls.clear()
+    for other in (band.astype(np.float64), band[:0], _spokes(stack.bgr, k, x, y, (5.0, 6.0), READ_PX_PER_MM)):
+        assert not pm._cv_rows(other)
+        assert np.array_equal(pm._extreme_over_radii(other, np.minimum), other.min(axis=1))
+    assert calls == []
+
+
 def test_the_cap_is_read_from_every_other_pixel_near_the_middle_in_row_order():
     """_cap_pixels: the pixels within 21 mm of the patch's middle on even rows and columns, as
     np.nonzero lists them, and the core's among them."""

@@ -27,6 +27,7 @@ session 6 on 5000-5399, session 7 on 5400-5925, session 8 on 6000-6299, session 
 3000-6699 run before and after), session 14 on 7000-7499 and 5000-5399 (7800-7999 held out, totals only),
 session 15 on 7800-7999, 1800000-1800199 and 2000000-2000199 (all three counted before: totals first);
 session 16 on 2100000-2100199 and 2200000-2200299 (both counted before: totals first);
+2200300-2200599 was counted in session 17 (pre-registered), not looked into before the count;
 1700000-1700199 and 1900000-1900199 were counted once each, never looked into.
 A seed whose board the simulator cannot lay out (2257 is one) is left out and named.
 """

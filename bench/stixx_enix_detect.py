@@ -15,7 +15,8 @@ light, shadows, glare, blur, noise, JPEG, objects, a hand in about a third) at 2
 PNG under --cache (PNG is lossless: the detector sees the very pixels) so a second run only
 detects. The detector gets the camera's lens profile, as a calibrated tablecam has it. Seeds from
 100000 up were never used for tuning (that was done below 100000), but ENIX 2200000-2300199
-(session 15), 2400000-2600299 (session 16) and Stixx 2200000-2200199 (session 16): their totals were counted first.
+(session 15), 2400000-2600299 (session 16) and Stixx 2200000-2200199 (session 16): their totals were counted first;
+ENIX 2600300-2600599 and Stixx 2300000-2300399 were counted (sessions 16-17), then looked into.
 
 Timing is the `detect` call only, with OpenCV on one thread: wall clock (perf_counter) and this
 process's CPU time (process_time, fairer when other jobs load the machine; both are printed, with

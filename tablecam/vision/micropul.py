@@ -285,7 +285,9 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
         verdicts, everything, over = _past_odd_quadrants(model, verdicts, cells, everything, (side_px / 60.0) ** 2)
         verdicts = _big_catalysts(verdicts, cells, everything, model)
     stoned = frozenset(s[0] for s in stone_cells if s[2] is not None)
-    tiles = _board(verdicts, stoned, frozenset(c for c in stoned if support.get(c, 0.0) >= WEAK_SUPPORT))
+    blank = frozenset() if everything is None else _blank_tiles(verdicts, cells, everything.visible, support,
+                                                                remembered, (side_px / 60.0) ** 2)
+    tiles = _board(verdicts, stoned, frozenset(c for c in stoned if support.get(c, 0.0) >= WEAK_SUPPORT), blank)
     if everything is None or not any(v.kind == "tile" for v in tiles.values()):
         warnings.append(NO_BOARD)
         obs["stones"] = []
@@ -1898,18 +1900,21 @@ def _micropul_ink(model: FaceModel, readings: list[FaceReading], dark: np.ndarra
     return best
 
 
-def _board(verdicts: dict, stone_cells: frozenset = frozenset(), anchored: frozenset = frozenset()) -> dict:
+def _board(verdicts: dict, stone_cells: frozenset = frozenset(), anchored: frozenset = frozenset(),
+           blank: frozenset = frozenset()) -> dict:
     """The cells that are the board: tiles and partly hidden tiles, in groups that hold a tile, and
     groups of partly hidden tiles carrying a stone that touch those at a corner: a hand over the
     tile between leaves a tile beyond it in part, cut off from the board, and its stone was dropped
     (seeds 4114, 5446). Without a stone such a group would only add an unknown tile. A group whose
     stone lies on a cell with discs on its sites (`anchored`) may lie one cell further, a hand over
-    the tile between (seeds 6025, 6385: a column of two tiles beyond a hand, the stone on one)."""
+    the tile between (seeds 6025, 6385: a column of two tiles beyond a hand, the stone on one).
+    A tile that shows nothing of its own (`blank`, _blank_tiles) holds no group: it is kept as the
+    partly hidden tiles beside it are."""
     tiles = {c: v for c, v in verdicts.items() if v.kind in ("tile", "covered")}
     groups = _groups(set(tiles))
     keep = set()
     for g in groups:
-        if any(tiles[c].kind == "tile" for c in g):
+        if any(tiles[c].kind == "tile" and c not in blank for c in g):
             keep |= g
     corners = {(i + di, j + dj) for i, j in keep for di in (-1, 1) for dj in (-1, 1)}
     reach = {(i + di, j + dj) for i, j in keep for di in range(-2, 3) for dj in range(-2, 3)}
@@ -1917,6 +1922,21 @@ def _board(verdicts: dict, stone_cells: frozenset = frozenset(), anchored: froze
         if not g & keep and ((g & stone_cells and g & corners) or (g & anchored and g & reach)):
             keep |= g
     return {c: tiles[c] for c in keep}
+
+
+def _blank_tiles(verdicts: dict, cells: list, visible: np.ndarray, support: dict, remembered: dict,
+                 scale: float) -> frozenset:
+    """Cells judged tiles that show nothing of a tile of their own: no face read or told
+    (_face_told), no disc spot on their sites, no face the last frame read there. A plain grey table
+    is such a cell: flat, it fits a blank face with one faint ring closely, and beside a tile under
+    a hand it was the only cell fitting on paper, so the board's paper white was its own (session
+    17, seed 2200569: a lone tile under a fingertip, every lattice tried 40 degrees off; the table
+    cell beside the tile's covered one made a board of two unknown tiles, both invented). Such a
+    cell is a tile only beside one that shows itself, as a bare cell with a stone is
+    (_next_to_a_tile)."""
+    return frozenset(c for c, v in verdicts.items()
+                     if v.kind == "tile" and v.face is None and c not in support and remembered.get(c) is None
+                     and _face_told(v, visible[cells.index(c)], scale) is None)
 
 
 def _groups(cells: set) -> list[set]:

@@ -394,3 +394,19 @@ def test_a_far_boards_faint_rings_still_fit(seed, cache_dir):
     s = score(detect(sc.image, profile=sc.profile), sc)
     assert s.tiles_wrong == s.tiles_invented == s.stones_invented == 0
     assert s.tiles_unknown <= 2
+
+
+# Session 17 (helper P): a lone tile under a fingertip on a plain grey table; every lattice tried was
+# 40 degrees off and read no face. On the marks' one the tile's disc made a covered cell 10.5 mm off
+# the tile, and the table beside it, flat, fitted a blank face with one faint ring closely, no disc
+# spot there: the only cell fitting on paper, it set the board's paper white and was judged a tile
+# against its own grey. A board of two unknown tiles, both invented (2200569, the set counted at
+# 5a4f7c9). A tile cell showing nothing of its own (_blank_tiles) holds no board: no board is found.
+def test_a_grey_tables_blank_cell_beside_a_covered_tile_is_no_board(cache_dir):
+    from micropul_scenes import render_scene
+
+    sc = cached(cache_dir, "scene_2200569", lambda: render_scene(2200569))
+    obs = detect(sc.image, profile=sc.profile)
+    s = score(obs, sc)
+    assert s.tiles_wrong == s.tiles_invented == s.tiles_unknown == s.stones_invented == 0
+    assert NO_BOARD in obs["warnings"] and obs["tiles"] == []

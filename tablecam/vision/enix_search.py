@@ -631,6 +631,11 @@ def _cards_in_mask(cmap: ClassMap, index: dict, mask: np.ndarray, face, px_to_mm
                 # (An ENIX face's grey reads as black in shade: both are its own kind.)
                 centre = _kind_centre(cmap, [j for j, n in index.items() if n == kind], centre, angle, face, ppm)
                 mm = px_to_mm(np.array([centre]))[0]
+                if known and _near_any(mm, known):
+                    # ... nor where its kind's pixels bring it: the card found already, seen a second
+                    # time across a hand's shadow (2600377: a back found again 21.7 mm off, turned 78
+                    # degrees; cards lie a card's width apart, 66 mm and more)
+                    continue
                 out.append(CardBlob(kind, (float(mm[0]), float(mm[1])), angle))
     if not leftover:
         return out, None

@@ -58,6 +58,7 @@ GLARED_BOARD = 0.15  # piece_colours residual of a side as the board's colour in
 SIDE_CHROMA = 0.15  # a side whose chromaticity is further than this from the board's: covered
 SIDE_RATIO = (0.15, 3.0)  # ... or whose brightness is this far off the board's
 SHADOW_RATIO = 0.3  # a side this much darker than the board is in a shadow: too dark to judge, no cover
+HAND_ACROSS = 2  # of a side's ten samples, not the board on both sides of a groove: a hand lies across it
 SHADE_FLOOR = 0.3  # a stick in a shadow is relit by the board's darkening beside it, at most this much (1/0.3)
 SHADOW_RELIT = 0.7  # ... when the board beside it is darker than this (of the board's brightness in the frame)
 EMPTY_DE = 22.0  # an empty groove's floor is within this (CIE76) of the board beside it
@@ -102,7 +103,8 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
 
     side_colour = np.median(side, axis=2)  # (42, 2, 3) sRGB
     side_lin = srgb_to_linear(side_colour)
-    board_lin = _board_colour(srgb_to_linear(side.reshape(-1, 3)), board_bgr)
+    samples_lin = srgb_to_linear(side)
+    board_lin = _board_colour(samples_lin.reshape(-1, 3), board_bgr)
     chroma = side_lin / np.maximum(side_lin.sum(axis=2, keepdims=True), 1e-6)
     board_chroma = board_lin / max(float(board_lin.sum()), 1e-6)
     # The lamp's reflection washes the board out towards white: still the board, under glare.
@@ -120,6 +122,13 @@ def read_grooves(sample, pose: BoardPose, names: tuple[str, ...], refs_bgr: np.n
     # A stick in a strong shadow (a hand's) may have a side too dark to show any colour; its own
     # colour still decides, so a dark side does not count as a cover for it.
     sides_ok_for_stick = (board_like | (ratio < SHADOW_RATIO)).all(axis=1)
+    # A hand lying across a groove covers the board's edge on both sides of it, while each side's
+    # median stays the board's as long as the hand covers fewer than half of its samples (2300277:
+    # a thumb along a green stick, whose skin read red). Board seen plainly has at most one odd
+    # sample on each side (noise, a grain) on the tuning sets.
+    across = _hand_across(side, samples_lin, board_lin, inside & (sides_ok | sides_ok_for_stick))
+    sides_ok &= ~across
+    sides_ok_for_stick &= ~across
 
     rows = strip.reshape(SLOTS, len(STRIP_ALONG_MM), len(STRIP_ACROSS_MM), 3)
     middle = np.median(rows[:, :, STRIP_MIDDLE], axis=(1, 2))
@@ -223,6 +232,31 @@ def _stick_colour(best: np.ndarray, fits: np.ndarray, telling: tuple[np.ndarray,
         if shown[top] < shown.max():
             return None
     return names[top]
+
+
+def _hand_across(side: np.ndarray, side_lin: np.ndarray, board_lin: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """(42,) whether each groove `asked` (the others are not read anyway) has at least HAND_ACROSS side
+    samples (side: (42, 2, A, 3) sRGB, side_lin the same in linear light) unlike the board on both of
+    its sides, by the tests a side's median passes: its chromaticity (or the board under glare) at a
+    brightness near the board's, or a shadow too dark to judge. The glare fit is asked only of the few
+    samples the others refuse, in grooves where enough are refused on both sides (most frames: none)."""
+    total = max(float(board_lin.sum()), 1e-6)
+    b, g, r = side_lin[..., 0], side_lin[..., 1], side_lin[..., 2]  # (channel by channel: numpy's sums
+    level = b + g + r  # over a last axis of three are slow)
+    ratio = level / total
+    scale = 1.0 / np.maximum(level, 1e-6)
+    cb, cg, cr = (board_lin / total).tolist()
+    off2 = (b * scale - cb) ** 2 + (g * scale - cg) ** 2 + (r * scale - cr) ** 2
+    in_range = (ratio > SIDE_RATIO[0]) & (ratio < SIDE_RATIO[1])
+    unlike = ~(((off2 < SIDE_CHROMA ** 2) & in_range) | (ratio < SHADOW_RATIO))
+    maybe = (unlike.sum(axis=2) >= HAND_ACROSS).all(axis=1) & asked
+    if not maybe.any():
+        return maybe
+    ask = unlike & in_range & maybe[:, None, None]  # (the board washed out by the lamp: no cover)
+    if ask.any():
+        glared = fit_residuals(side[ask], linear_to_srgb(board_lin)[None], k_range=(0.6, 3.0))[:, 0] < GLARED_BOARD
+        unlike[ask] = ~glared
+    return (unlike.sum(axis=2) >= HAND_ACROSS).all(axis=1) & maybe
 
 
 def _board_colour(sides_lin: np.ndarray, board_bgr) -> np.ndarray:

@@ -1017,3 +1017,30 @@ def test_a_solar_face_in_a_warm_light_with_its_red_clipped_is_not_read_wind():
     (truth,) = [c for c in scene.truth["cards"] if c["energy"] == "solar"]
     got = [c for c in obs["cards"] if math.dist(c["center_mm"], truth["center_mm"]) <= 10.0]
     assert [(c["energy"], c["value"]) for c in got] == [("solar", 0)]
+
+
+def test_a_pale_hand_the_colour_of_a_wind_face_is_no_card():
+    """Seed 2600318 (counted in session 17): a hand over the green cloth, as orange as a wind face
+    and as bright and neutral as a card's white, was read as two wind faces (no border refined, but
+    "white" all round them). A card's border is a band between its print and the table, not white
+    all across: no card there, and the real cards are all found as before."""
+    scene = render_scene("enix", 2600318)
+    obs = detect(scene.image, profile=scene.profile)
+    score = score_enix(obs, scene)
+    assert score.cards_invented == 0, obs["cards"]
+    assert score.card_colours_right == score.cards, score.failures
+    tip = scene.truth["hand"]["tip_mm"]
+    assert not [c for c in obs["cards"] if math.dist(c["center_mm"], tip) < 150.0]
+
+
+def test_a_back_is_not_found_twice_across_a_hands_shadow():
+    """Seed 2600377 (counted in session 17): a fingertip against a face-down card's side; the back was
+    found by its own kind and again, 21.7 mm off and turned 78 degrees, by the dark kinds together
+    (the hand's shadow joined to it). Cards lie a card's width apart: one card there."""
+    scene = render_scene("enix", 2600377)
+    obs = detect(scene.image, profile=scene.profile)
+    score = score_enix(obs, scene)
+    assert score.cards_invented == 0, obs["cards"]
+    assert score.card_colours_right == score.cards, score.failures
+    centres = [c["center_mm"] for c in obs["cards"]]
+    assert all(math.dist(a, b) >= 0.5 * 58.0 for a, b in itertools.combinations(centres, 2))

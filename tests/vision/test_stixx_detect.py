@@ -96,6 +96,19 @@ def test_a_hand_flat_over_most_of_the_board_still_finds_it_and_reads_nothing_wro
     assert score.slots_wrong == 0 and score.slots_null_visible == 0, score.failures
     assert score.boards_right == 1
 
+def test_a_stick_under_a_thumb_lying_across_its_groove_is_unknown_not_the_skins_colour():
+    """Seed 2300277 (counted in session 17): a thumb lies along slot 32's green stick and over the
+    board's edge on both sides of it, yet each side's median is still the board's; the skin read red.
+    A hand reaching over both sides of a groove covers it: null."""
+    scene = render_scene("stixx", 2300277)
+    obs = detect(scene.image, profile=scene.profile)
+    score = score_stixx(obs, scene)
+    assert score.slots_wrong == 0, score.failures
+    got = {s["slot"]: s["colour"] for s in obs["sticks"] if s["slot"] is not None}
+    assert obs["board"] is not None and 32 in got and got[32] is None
+    assert groove_hidden(scene)[32] > 0.5
+
+
 def test_an_empty_table_has_no_board():
     empty = {"game": "enix", "hexes": [], "pawns": [], "cap": None, "cards": []}
     from tablecam.simulator import render

@@ -284,9 +284,9 @@ def read_board(frame: np.ndarray, fix, search_table, settings: MicropulSettings,
     if everything is not None:
         verdicts, everything, over = _past_odd_quadrants(model, verdicts, cells, everything, (side_px / 60.0) ** 2)
         verdicts = _big_catalysts(verdicts, cells, everything, model)
+        verdicts = _told_faces(verdicts, cells, everything.visible, (side_px / 60.0) ** 2)
     stoned = frozenset(s[0] for s in stone_cells if s[2] is not None)
-    blank = frozenset() if everything is None else _blank_tiles(verdicts, cells, everything.visible, support,
-                                                                remembered, (side_px / 60.0) ** 2)
+    blank = _blank_tiles(verdicts, support, remembered)
     tiles = _board(verdicts, stoned, frozenset(c for c in stoned if support.get(c, 0.0) >= WEAK_SUPPORT), blank)
     if everything is None or not any(v.kind == "tile" for v in tiles.values()):
         warnings.append(NO_BOARD)
@@ -1924,10 +1924,9 @@ def _board(verdicts: dict, stone_cells: frozenset = frozenset(), anchored: froze
     return {c: tiles[c] for c in keep}
 
 
-def _blank_tiles(verdicts: dict, cells: list, visible: np.ndarray, support: dict, remembered: dict,
-                 scale: float) -> frozenset:
+def _blank_tiles(verdicts: dict, support: dict, remembered: dict) -> frozenset:
     """Cells judged tiles that show nothing of a tile of their own: no face read or told
-    (_face_told), no disc spot on their sites, no face the last frame read there. A plain grey table
+    (_told_faces), no disc spot on their sites, no face the last frame read there. A plain grey table
     is such a cell: flat, it fits a blank face with one faint ring closely, and beside a tile under
     a hand it was the only cell fitting on paper, so the board's paper white was its own (session
     17, seed 2200569: a lone tile under a fingertip, every lattice tried 40 degrees off; the table
@@ -1935,8 +1934,7 @@ def _blank_tiles(verdicts: dict, cells: list, visible: np.ndarray, support: dict
     cell is a tile only beside one that shows itself, as a bare cell with a stone is
     (_next_to_a_tile)."""
     return frozenset(c for c, v in verdicts.items()
-                     if v.kind == "tile" and v.face is None and c not in support and remembered.get(c) is None
-                     and _face_told(v, visible[cells.index(c)], scale) is None)
+                     if v.kind == "tile" and v.face is None and c not in support and remembered.get(c) is None)
 
 
 def _groups(cells: set) -> list[set]:
@@ -1966,11 +1964,10 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
     """
     faces: dict = {}
     sure: dict = {}
-    read = {cell: _face_told(v, visible[cells.index(cell)], scale) for cell, v in tiles.items() if v.kind == "tile"}
-    for cell, face in read.items():
-        if face is not None and visible[cells.index(cell)].all():
-            faces[cell] = face
-            sure[cell] = face
+    for cell, v in tiles.items():
+        if v.kind == "tile" and v.face is not None and visible[cells.index(cell)].all():
+            faces[cell] = v.face
+            sure[cell] = v.face
     used: dict[int, int] = {}
     for f in sure.values():
         _use(f, used)
@@ -1979,9 +1976,9 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
         if cell in faces or v.kind != "tile":
             continue
         k = cells.index(cell)
-        if read[cell] is not None and read[cell].big:
-            candidates = [read[cell]]  # a stone leaves a big micropul's colour and catalyst to be seen
-        elif read[cell] is not None:
+        if v.face is not None and v.face.big:
+            candidates = [v.face]  # a stone leaves a big micropul's colour and catalyst to be seen
+        elif v.face is not None:
             # What can be seen was read for sure (as for a tile in full view): only what a stone
             # hides is open.
             candidates = [model.faces[i] for i in faces_matching(model, v.reading.face_index, visible[k])]
@@ -2045,6 +2042,18 @@ def _resolve_faces(model: FaceModel, tiles: dict, cells, visible, remembered, wa
 # 0.0019, 272 times; 1800066, 1800160, 1800186: 7-100 times).
 CLOSE_FIT_MARGIN_SHARE = 0.5
 CLOSE_FIT_LEAD = 500.0
+
+
+def _told_faces(verdicts: dict, cells: list, visible: np.ndarray, scale: float) -> dict:
+    """The verdicts, each tile without a face given the one _face_told tells (once, for the board
+    and the faces alike)."""
+    out = dict(verdicts)
+    for cell, v in verdicts.items():
+        if v.kind == "tile" and v.face is None:
+            face = _face_told(v, visible[cells.index(cell)], scale)
+            if face is not None:
+                out[cell] = replace(v, face=face)
+    return out
 
 
 def _face_told(v: "_Verdict", visible: np.ndarray, scale: float) -> Face | None:

@@ -695,22 +695,22 @@ def test_a_tile_cell_showing_nothing_of_its_own_holds_no_board():
     # tile; with the tile's covered cell beside it, a board of two unknown tiles, both invented.
     from types import SimpleNamespace
 
-    from tablecam.vision.micropul import _blank_tiles, _board, _Verdict
+    from tablecam.vision.micropul import _blank_tiles, _board, _told_faces, _Verdict
 
     ring = Face(".", ".", ".", "W")
     table = SimpleNamespace(face=ring, margin=0.24, quadrant_error=[0.0028, 0.0007, 0.0052, 0.0010])
     v = {(0, 0): _Verdict("covered", table), (1, 0): _Verdict("tile", table)}
     cells, visible = [(0, 0), (1, 0)], np.ones((2, 4), bool)
-    blank = _blank_tiles(v, cells, visible, {(0, 0): 0.573}, {}, 1.0)
+    blank = _blank_tiles(_told_faces(v, cells, visible, 1.0), {(0, 0): 0.573}, {})
     assert blank == {(1, 0)}
     assert _board(v, blank=blank) == {}
     assert set(_board(v)) == {(0, 0), (1, 0)}  # as before: a cell judged a tile held the group
     # A disc spot on its sites, or the last frame's face there, and the cell shows a tile of its own.
-    assert _blank_tiles(v, cells, visible, {(0, 0): 0.573, (1, 0): 0.12}, {}, 1.0) == frozenset()
-    assert _blank_tiles(v, cells, visible, {(0, 0): 0.573}, {(1, 0): ring}, 1.0) == frozenset()
+    assert _blank_tiles(v, {(0, 0): 0.573, (1, 0): 0.12}, {}) == frozenset()
+    assert _blank_tiles(v, {(0, 0): 0.573}, {(1, 0): ring}) == frozenset()
     # So does a face told on a close fit (_face_told: 0.6 ahead, over 500 times the worst error).
     close = {(1, 0): _Verdict("tile", SimpleNamespace(face=ring, margin=0.6, quadrant_error=[0.0004] * 4))}
-    assert _blank_tiles(close, [(1, 0)], visible[:1], {}, {}, 1.0) == frozenset()
+    assert _blank_tiles(_told_faces(close, [(1, 0)], visible[:1], 1.0), {}, {}) == frozenset()
     # Beside a tile that shows itself, the blank cell is still the board's.
     v[(2, 0)] = _Verdict("tile", SimpleNamespace(face=ring, margin=9.0, quadrant_error=[0.001] * 4), ring)
     assert set(_board(v, blank=blank)) == {(0, 0), (1, 0), (2, 0)}
